@@ -1,0 +1,34 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "beacon-tx",
+    products: [
+        .executable(name: "beacon-tx", targets: ["beacon-tx"]),
+        .library(name: "BeaconKit", targets: ["BeaconKit"]),
+    ],
+    targets: [
+        // Pure core: bytes, iBeacon, HCI vocabulary, encoders, decoders, plans. Swift stdlib only.
+        .target(name: "BeaconKit"),
+        // libbluetooth (BlueZ) headers and a tiny C shim for ioctl numbers and macros.
+        .systemLibrary(
+            name: "CBlueZ",
+            pkgConfig: "bluez",
+            providers: [.apt(["libbluetooth-dev"])]
+        ),
+        // The one thin transport over a raw HCI socket.
+        .target(name: "HCISocket", dependencies: ["BeaconKit", "CBlueZ"]),
+        // Argument parsing, config files, commands and output formats.
+        .target(name: "BeaconTool", dependencies: ["BeaconKit", "HCISocket"]),
+        .executableTarget(name: "beacon-tx", dependencies: ["BeaconTool"]),
+        // Scripted fake controller and golden-file helpers for the tests.
+        .target(name: "BeaconTestSupport", dependencies: ["BeaconKit"], path: "Tests/BeaconTestSupport"),
+        .testTarget(name: "BeaconKitTests", dependencies: ["BeaconKit", "BeaconTestSupport"]),
+        .testTarget(
+            name: "BeaconToolTests",
+            dependencies: ["BeaconTool", "BeaconKit", "BeaconTestSupport"],
+            resources: [.copy("Snapshots")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,86 @@
+/// What one wait on a controller produced.
+public enum HCIReceive: Equatable, Sendable {
+    /// One H4 event packet (`04 | code | plen | params`).
+    case event([UInt8])
+    /// The timeout passed without an event.
+    case timedOut
+    /// A watched signal (SIGINT, SIGTERM) arrived; the value is the signal number.
+    case signal(Int32)
+}
+
+/// One open connection to a controller: the raw HCI socket in `HCISocket`, or a scripted fake in tests.
+/// The transport only moves packets; every byte decision lives in the core.
+public protocol HCIChannel: AnyObject {
+    /// Writes one H4 command packet.
+    func send(_ packet: [UInt8]) throws(TransportError)
+    /// Blocks until an event, a watched signal, or the timeout (milliseconds; negative = forever).
+    func receive(timeoutMilliseconds: Int) throws(TransportError) -> HCIReceive
+}
+
+/// A controller as the host sees it (HCIGETDEVINFO).
+public struct HCIDeviceInfo: Hashable, Sendable {
+    public var id: UInt16
+    /// `hci0`.
+    public var name: String { "hci\(id)" }
+    /// BD_ADDR, `00:AA:01:00:00:23`.
+    public var address: String
+    public var isUp: Bool
+    /// Bus / type as the kernel reports it (e.g. "Virtual", "USB").
+    public var bus: String
+
+    public init(id: UInt16, address: String, isUp: Bool, bus: String) {
+        self.id = id
+        self.address = address
+        self.isUp = isUp
+        self.bus = bus
+    }
+}
+
+/// The host side of device management: list, open, bring up, reset.
+public protocol HCIHost: AnyObject {
+    func devices() throws(TransportError) -> [HCIDeviceInfo]
+    /// Opens a raw channel bound to the device; `watchSignals` makes `receive` report SIGINT and SIGTERM.
+    func open(deviceID: UInt16, watchSignals: Bool) throws(TransportError) -> HCIChannel
+    /// HCIDEVUP.
+    func up(deviceID: UInt16) throws(TransportError)
+    /// HCIDEVRESET.
+    func reset(deviceID: UInt16) throws(TransportError)
+}
+
+/// A failed system call or device lookup, with the remedy when one is known.
+public enum TransportError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// socket(AF_BLUETOOTH) → EAFNOSUPPORT.
+    case bluetoothUnsupported
+    /// ENODEV, or a name that is not in the device list.
+    case noSuchDevice(String, available: [String])
+    /// EPERM / EACCES (on write or ioctl, not on bind).
+    case permissionDenied(call: String, device: String)
+    /// ERFKILL.
+    case rfkilled(call: String, device: String)
+    /// EBUSY.
+    case busy(call: String, device: String)
+    /// ENETDOWN: the device is down.
+    case deviceDown(call: String, device: String)
+    /// Any other errno.
+    case system(call: String, device: String, errno: Int32, message: String)
+
+    public var description: String {
+        switch self {
+        case .bluetoothUnsupported:
+            return "socket(AF_BLUETOOTH): this kernel has no Bluetooth support (EAFNOSUPPORT); load the bluetooth module or use a kernel built with CONFIG_BT"
+        case let .noSuchDevice(name, available):
+            let list = available.isEmpty ? "no controllers found" : "available: " + available.joined(separator: ", ")
+            return "no such device \(name) (\(list))"
+        case let .permissionDenied(call, device):
+            return "\(call) on \(device): Operation not permitted; run as root, or grant the capabilities once: sudo setcap cap_net_raw,cap_net_admin+eip <path to beacon-tx>"
+        case let .rfkilled(call, device):
+            return "\(call) on \(device): blocked by rfkill; run: rfkill unblock bluetooth"
+        case let .busy(call, device):
+            return "\(call) on \(device): device or resource busy (another program holds the controller exclusively, e.g. a user-channel owner)"
+        case let .deviceDown(call, device):
+            return "\(call) on \(device): the device is down; bring it up with: hciconfig \(device) up"
+        case let .system(call, device, errno, message):
+            return "\(call) on \(device): \(message) (errno \(errno))"
+        }
+    }
+}

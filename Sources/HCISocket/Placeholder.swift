@@ -1,0 +1,1 @@
+// Raw HCI socket transport: see HCISocket.swift
