@@ -1,0 +1,114 @@
+/// btsnoop capture files (RFC 1761 style, as BlueZ and Android write them): header `btsnoop\0`,
+/// version 1, datalink 1002 (HCI UART / H4), then records; every integer big-endian.
+/// `btmon -r FILE` and Wireshark read them.
+public enum BTSnoop {
+    public static let magic: [UInt8] = Array("btsnoop".utf8) + [0]
+    public static let version: UInt32 = 1
+    public static let datalinkH4: UInt32 = 1002
+    /// Microseconds from 0 AD to the Unix epoch, as BlueZ adds them to Unix time.
+    public static let unixEpochOffsetMicroseconds: UInt64 = 0x00DC_DDB3_0F2F_8000
+
+    /// One captured H4 packet.
+    public struct Record: Hashable, Sendable {
+        public var packet: [UInt8]
+        /// Controller → host.
+        public var received: Bool
+        /// Microseconds since the Unix epoch.
+        public var unixMicroseconds: UInt64
+
+        public init(packet: [UInt8], received: Bool, unixMicroseconds: UInt64) {
+            self.packet = packet
+            self.received = received
+            self.unixMicroseconds = unixMicroseconds
+        }
+
+        /// Flags bit 0: received; bit 1: command or event (not data).
+        var flags: UInt32 {
+            let type = packet.first ?? 0
+            let isCommandOrEvent = type == PacketType.command.rawValue || type == PacketType.event.rawValue
+            return (received ? 1 : 0) | (isCommandOrEvent ? 2 : 0)
+        }
+    }
+
+    /// The whole file.
+    public static func encode(_ records: [Record]) -> [UInt8] {
+        var w = ByteWriter(capacity: 16 + records.reduce(0) { $0 + 24 + $1.packet.count })
+        w.writeBytes(magic)
+        w.writeUInt32BE(version)
+        w.writeUInt32BE(datalinkH4)
+        for r in records {
+            let length = UInt32(truncatingIfNeeded: r.packet.count)
+            w.writeUInt32BE(length)          // original length
+            w.writeUInt32BE(length)          // included length
+            w.writeUInt32BE(r.flags)
+            w.writeUInt32BE(0)               // cumulative drops
+            w.writeUInt64BE(r.unixMicroseconds &+ unixEpochOffsetMicroseconds)
+            w.writeBytes(r.packet)
+        }
+        return w.bytes
+    }
+
+    /// Parses a file written by `encode` or by BlueZ; throws on a bad header or a truncated record.
+    public static func decode(_ bytes: [UInt8]) throws(BTSnoopError) -> [Record] {
+        var r = ByteReader(bytes)
+        do {
+            guard try r.readBytes(8, "magic") == magic else { throw BTSnoopError.notBTSnoop }
+            let v = try r.readUInt32BE("version"), link = try r.readUInt32BE("datalink")
+            guard v == version, link == datalinkH4 else { throw BTSnoopError.unsupported(version: v, datalink: link) }
+            var records: [Record] = []
+            while !r.isAtEnd {
+                _ = try r.readUInt32BE("original length")
+                let included = try r.readUInt32BE("included length")
+                let flags = try r.readUInt32BE("flags")
+                _ = try r.readUInt32BE("drops")
+                let ts = try r.readUInt64BE("timestamp")
+                let packet = try r.readBytes(Int(included), "packet")
+                records.append(Record(packet: packet, received: flags & 1 == 1,
+                                      unixMicroseconds: ts &- unixEpochOffsetMicroseconds))
+            }
+            return records
+        } catch let e as BTSnoopError {
+            throw e
+        } catch let e as ByteReaderError {
+            throw .truncated(e)
+        } catch {
+            throw .notBTSnoop
+        }
+    }
+
+    /// A capture of a plan as if every command succeeded: each command followed by a synthetic
+    /// Command Complete (Success, zeroed return parameters of the size the command table gives),
+    /// 1 ms apart from `startMicroseconds`.
+    public static func syntheticCapture(of commands: [HCICommand], startMicroseconds: UInt64 = 0) -> [Record] {
+        var out: [Record] = []
+        var t = startMicroseconds
+        for c in commands {
+            out.append(Record(packet: c.packet, received: false, unixMicroseconds: t))
+            t += 1000
+            out.append(Record(packet: successfulCompletion(of: c).event.packet, received: true, unixMicroseconds: t))
+            t += 1000
+        }
+        return out
+    }
+
+    /// Command Complete with Success and zeroed return parameters of the table's size.
+    public static func successfulCompletion(of c: HCICommand) -> CommandComplete {
+        var size = 1
+        if case let .fixed(n)? = CommandTable.entry(c.opcode)?.returnParameters { size = n }
+        return CommandComplete(numHCICommandPackets: 1, opcode: c.opcode, returnParameters: [0] + Array(repeating: 0, count: max(0, size - 1)))
+    }
+}
+
+public enum BTSnoopError: Error, Equatable, Sendable, CustomStringConvertible {
+    case notBTSnoop
+    case unsupported(version: UInt32, datalink: UInt32)
+    case truncated(ByteReaderError)
+
+    public var description: String {
+        switch self {
+        case .notBTSnoop: return "not a btsnoop file (no btsnoop header)"
+        case let .unsupported(v, link): return "unsupported btsnoop version \(v) / datalink \(link) (need 1 / 1002)"
+        case let .truncated(e): return "truncated btsnoop record: \(e)"
+        }
+    }
+}

@@ -1,0 +1,50 @@
+/// Controller & Baseband and Informational commands (Core spec Vol 4, Part E, §7.3 and §7.4),
+/// and the LE features read (§7.8.3).
+extension HCICommand {
+    /// Reset (§7.3.2), no parameters.
+    public static let reset = HCICommand(.reset)
+    /// Read Local Version Information (§7.4.1), no parameters.
+    public static let readLocalVersionInformation = HCICommand(.readLocalVersionInformation)
+    /// Read Local Supported Commands (§7.4.2), no parameters.
+    public static let readLocalSupportedCommands = HCICommand(.readLocalSupportedCommands)
+    /// LE Read Local Supported Features (§7.8.3), no parameters.
+    public static let leReadLocalSupportedFeatures = HCICommand(.leReadLocalSupportedFeatures)
+}
+
+/// Read Local Version Information return parameters (§7.4.1).
+public struct LocalVersionInformation: Hashable, Sendable {
+    public var hciVersion: UInt8
+    public var hciSubversion: UInt16
+    public var lmpVersion: UInt8
+    public var companyIdentifier: UInt16
+    public var lmpSubversion: UInt16
+
+    public init(hciVersion: UInt8, hciSubversion: UInt16, lmpVersion: UInt8, companyIdentifier: UInt16, lmpSubversion: UInt16) {
+        self.hciVersion = hciVersion
+        self.hciSubversion = hciSubversion
+        self.lmpVersion = lmpVersion
+        self.companyIdentifier = companyIdentifier
+        self.lmpSubversion = lmpSubversion
+    }
+
+    /// Decodes the return parameters after the status byte.
+    public init(returnParameters p: [UInt8]) throws(HCIDecodingError) {
+        var r = ByteReader(p)
+        do {
+            _ = try r.readUInt8("Status")
+            hciVersion = try r.readUInt8("HCI_Version")
+            hciSubversion = try r.readUInt16LE("HCI_Subversion")
+            lmpVersion = try r.readUInt8("LMP_Version")
+            companyIdentifier = try r.readUInt16LE("Company_Identifier")
+            lmpSubversion = try r.readUInt16LE("LMP_Subversion")
+        } catch { throw .truncated(error) }
+    }
+
+    /// Core specification version name for an HCI_Version (Assigned Numbers), e.g. 9 → "5.0".
+    public static func coreVersionName(_ v: UInt8) -> String {
+        let names = ["1.0b", "1.1", "1.2", "2.0", "2.1", "3.0", "4.0", "4.1", "4.2", "5.0", "5.1", "5.2", "5.3", "5.4", "6.0", "6.1"]
+        return Int(v) < names.count ? names[Int(v)] : "unknown (\(Hex.byte(v)))"
+    }
+
+    public var coreVersion: String { Self.coreVersionName(hciVersion) }
+}

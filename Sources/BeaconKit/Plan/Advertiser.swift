@@ -1,0 +1,112 @@
+/// Probing a controller and starting / stopping advertising with the fallback rules of DESIGN §3:
+/// probe first, use one family, switch once on Command Disallowed, explain when both are refused.
+public enum Advertiser {
+    /// Read Local Version Information, Read Local Supported Commands, LE Read Local Supported
+    /// Features, and (extended only) the maximum data length and number of sets.
+    public static func probe(_ runner: HCICommandRunner) throws(HCIError) -> ControllerCapabilities {
+        let version = try LocalVersionInformation(returnParametersOf: runner.run(.readLocalVersionInformation))
+        let commands = try runner.run(.readLocalSupportedCommands).returnParameters.dropFirst()
+        var caps = ControllerCapabilities(version: version, supportedCommands: Array(commands), leFeatures: [])
+        if caps.supports(.leReadLocalSupportedFeatures) {
+            caps.leFeatures = Array(try runner.run(.leReadLocalSupportedFeatures).returnParameters.dropFirst())
+        }
+        if caps.supportsExtendedAdvertising {
+            var r = ByteReader(try runner.run(.leReadMaximumAdvertisingDataLength).returnParameters.dropFirst())
+            caps.maximumAdvertisingDataLength = try? r.readUInt16LE()
+            caps.numberOfSupportedAdvertisingSets = try runner.run(.leReadNumberOfSupportedAdvertisingSets).returnParameters.dropFirst().first
+        }
+        return caps
+    }
+
+    /// Which family `start` uses: `auto` takes the preferred one, a forced family must be supported.
+    public static func chooseFamily(_ requested: AdvertisingFamily?, _ caps: ControllerCapabilities, device: String) throws(StartError) -> AdvertisingFamily {
+        if let requested {
+            guard caps.supports(requested) else { throw .familyUnsupported(requested, device: device) }
+            return requested
+        }
+        guard let family = caps.preferredAdvertisingFamily else { throw .noLEAdvertising(device: device) }
+        return family
+    }
+
+    /// Runs the start plan of `family`; on Command Disallowed (0x0c) — the controller is locked to
+    /// the other family — switches once. Returns the plan that succeeded.
+    public static func start(_ runner: HCICommandRunner, plan makePlan: (AdvertisingFamily) -> AdvertisingPlan,
+                             family: AdvertisingFamily, caps: ControllerCapabilities, device: String,
+                             log: (String) -> Void) throws(StartError) -> AdvertisingPlan {
+        let first = makePlan(family)
+        let firstFailure: HCIError
+        do {
+            try runAll(first.start, runner)
+            return first
+        } catch let e {
+            guard case .commandFailed(_, .commandDisallowed) = e, caps.supports(family.other) else { throw .command(e) }
+            firstFailure = e
+        }
+        log("\(device): \(firstFailure); the controller is in \(family.other) advertising mode, switching to \(family.other) commands")
+        let second = makePlan(family.other)
+        do {
+            try runAll(second.start, runner)
+            return second
+        } catch let e {
+            guard case .commandFailed(_, .commandDisallowed) = e else { throw .command(e) }
+            throw .bothFamiliesDisallowed(device: device, first: firstFailure, second: e)
+        }
+    }
+
+    /// Stops whichever family is active without touching the other: a legacy command would lock a
+    /// fresh controller to legacy mode. Extended first (when supported): success or Unknown Advertising
+    /// Identifier means extended mode (our set is now off and removed); Command Disallowed means the
+    /// controller is in legacy mode, so the legacy disable follows. Returns the family that was stopped.
+    @discardableResult
+    public static func stopActive(_ runner: HCICommandRunner, caps: ControllerCapabilities, advertisingHandle: UInt8 = 0) throws(HCIError) -> AdvertisingFamily {
+        if caps.supportsExtendedAdvertising {
+            let steps = AdvertisingPlan.stopCommands(family: .extended, advertisingHandle: advertisingHandle)
+            let disable = try runner.send(steps[0].command)
+            if disable.status != .commandDisallowed {
+                try check(disable, steps[0])
+                for step in steps.dropFirst() { try runner.run(step) }
+                return .extended
+            }
+        }
+        for step in AdvertisingPlan.stopCommands(family: .legacy) { try runner.run(step) }
+        return .legacy
+    }
+
+    static func check(_ answer: CommandComplete, _ step: PlannedCommand) throws(HCIError) {
+        if let s = answer.status, s != .success, !step.tolerated.contains(s) {
+            throw .commandFailed(opcode: step.command.opcode, status: s)
+        }
+    }
+
+    static func runAll(_ steps: [PlannedCommand], _ runner: HCICommandRunner) throws(HCIError) {
+        for step in steps { try runner.run(step) }
+    }
+}
+
+/// Why `start` could not begin advertising.
+public enum StartError: Error, Equatable, Sendable, CustomStringConvertible {
+    case command(HCIError)
+    case familyUnsupported(AdvertisingFamily, device: String)
+    case noLEAdvertising(device: String)
+    case bothFamiliesDisallowed(device: String, first: HCIError, second: HCIError)
+
+    public var description: String {
+        switch self {
+        case let .command(e): return e.description
+        case let .familyUnsupported(f, device):
+            return f == .extended
+                ? "\(device) does not support extended advertising (LE feature bit 12 / commands 0x2036-0x2039); use --controller legacy or auto"
+                : "\(device) does not support legacy LE advertising commands; use --controller extended or auto"
+        case let .noLEAdvertising(device):
+            return "\(device) supports neither legacy nor extended LE advertising"
+        case let .bothFamiliesDisallowed(device, first, second):
+            return "\(device) refused both advertising families (\(first); \(second)): something else, usually bluetoothd or the kernel's own advertising (btmgmt add-adv), holds the controller; retry with --reset, or stop it (bluetoothctl advertise off / btmgmt clr-adv)"
+        }
+    }
+}
+
+extension LocalVersionInformation {
+    init(returnParametersOf cc: CommandComplete) throws(HCIError) {
+        do { try self.init(returnParameters: cc.returnParameters) } catch { throw .malformedEvent(opcode: cc.opcode, error) }
+    }
+}

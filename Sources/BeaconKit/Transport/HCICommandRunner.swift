@@ -1,0 +1,140 @@
+/// A command that did not complete, with where and why.
+public enum HCIError: Error, Equatable, Sendable, CustomStringConvertible {
+    case transport(TransportError)
+    /// No Command Complete / Command Status for the opcode within the timeout.
+    case timeout(opcode: Opcode, milliseconds: Int)
+    /// The controller answered with a status other than Success.
+    case commandFailed(opcode: Opcode, status: Status)
+    /// The answer for our opcode could not be decoded.
+    case malformedEvent(opcode: Opcode, HCIDecodingError)
+
+    public var description: String {
+        switch self {
+        case let .transport(e): return e.description
+        case let .timeout(opcode, ms):
+            return "\(opcode): no answer from the controller within \(ms) ms (controller not answering; check the device, try --reset or a longer --timeout)"
+        case let .commandFailed(opcode, status): return "\(opcode) failed: \(status)"
+        case let .malformedEvent(opcode, e): return "\(opcode): malformed answer from the controller: \(e)"
+        }
+    }
+}
+
+/// Sends commands one at a time and waits for the matching Command Complete or Command Status
+/// (by opcode), respecting the controller's command credits (Num_HCI_Command_Packets) and
+/// skipping unrelated events. Signals that arrive meanwhile are remembered, not lost.
+public final class HCICommandRunner {
+    public let channel: HCIChannel
+    public var timeoutMilliseconds: Int
+    /// Receives btmon-style lines for every command and event when set (`--verbose`).
+    public var trace: ((String) -> Void)?
+    /// Milliseconds on a monotonic clock, for deadlines; without it every wait gets the full timeout.
+    let now: (() -> Int64)?
+    /// Commands the controller accepts now (Num_HCI_Command_Packets of the last answer).
+    public private(set) var credits = 1
+    /// A SIGINT/SIGTERM that arrived while a command was in flight.
+    public private(set) var pendingSignal: Int32?
+    /// Unrelated events that arrived while waiting (LE Meta reports during scanning), oldest first.
+    public private(set) var unrelatedEvents: [HCIEvent] = []
+    /// At most this many unrelated events are kept for the caller.
+    public var unrelatedEventLimit = 256
+
+    public init(channel: HCIChannel, timeoutMilliseconds: Int = 2000, now: (() -> Int64)? = nil) {
+        self.channel = channel
+        self.timeoutMilliseconds = timeoutMilliseconds
+        self.now = now
+    }
+
+    /// Sends `command`, returns its Command Complete (or a synthesized one from a Command Status),
+    /// throws `.commandFailed` unless the status is Success or in `tolerated`.
+    @discardableResult
+    public func run(_ command: HCICommand, tolerating tolerated: Set<Status> = []) throws(HCIError) -> CommandComplete {
+        let answer = try send(command)
+        if let status = answer.status, status != .success, !tolerated.contains(status) {
+            throw .commandFailed(opcode: command.opcode, status: status)
+        }
+        return answer
+    }
+
+    public func run(_ planned: PlannedCommand) throws(HCIError) {
+        try run(planned.command, tolerating: planned.tolerated)
+    }
+
+    /// Takes the events kept while waiting for answers.
+    public func takeUnrelatedEvents() -> [HCIEvent] {
+        defer { unrelatedEvents.removeAll() }
+        return unrelatedEvents
+    }
+
+    /// Forgets a remembered signal once the caller has acted on it.
+    public func clearPendingSignal() { pendingSignal = nil }
+
+    /// Sends and waits, returning the answer whatever its status.
+    public func send(_ command: HCICommand) throws(HCIError) -> CommandComplete {
+        let deadline = now.map { $0() + Int64(timeoutMilliseconds) }
+        while credits == 0 {
+            // No credit: wait for any Command Complete/Status that hands credits back (e.g. a NOP).
+            guard let event = try nextEvent(deadline: deadline, opcode: command.opcode) else { continue }
+            updateCredits(from: event)
+        }
+        trace?(CommandText.traceLine(command))
+        do { try channel.send(command.packet) } catch { throw .transport(error) }
+        credits -= 1
+        while true {
+            guard let event = try nextEvent(deadline: deadline, opcode: command.opcode) else { continue }
+            switch event.code {
+            case .commandComplete:
+                let cc: CommandComplete
+                do { cc = try CommandComplete(event) } catch { throw .malformedEvent(opcode: command.opcode, error) }
+                credits = Int(cc.numHCICommandPackets)
+                trace?(CommandText.traceLine(cc))
+                guard cc.opcode == command.opcode else { continue }
+                do { return try cc.validated() } catch { throw .malformedEvent(opcode: command.opcode, error) }
+            case .commandStatus:
+                let cs: CommandStatus
+                do { cs = try CommandStatus(event) } catch { throw .malformedEvent(opcode: command.opcode, error) }
+                credits = Int(cs.numHCICommandPackets)
+                trace?(CommandText.traceLine(cs))
+                guard cs.opcode == command.opcode else { continue }
+                return CommandComplete(numHCICommandPackets: cs.numHCICommandPackets, opcode: cs.opcode,
+                                       returnParameters: [cs.status.rawValue])
+            default:
+                keep(event)
+            }
+        }
+    }
+
+    /// One event before the deadline; nil for a packet that is not a decodable event (skipped).
+    private func nextEvent(deadline: Int64?, opcode: Opcode) throws(HCIError) -> HCIEvent? {
+        var wait = timeoutMilliseconds
+        if let deadline, let now {
+            let left = deadline - now()
+            guard left > 0 else { throw .timeout(opcode: opcode, milliseconds: timeoutMilliseconds) }
+            wait = Int(clamping: left)
+        }
+        let received: HCIReceive
+        do { received = try channel.receive(timeoutMilliseconds: wait) } catch { throw .transport(error) }
+        switch received {
+        case .timedOut:
+            throw .timeout(opcode: opcode, milliseconds: timeoutMilliseconds)
+        case let .signal(n):
+            pendingSignal = pendingSignal ?? n
+            return nil
+        case let .event(bytes):
+            guard let event = try? HCIEvent(packet: bytes) else {
+                trace?("> malformed packet skipped: \(Hex.encode(bytes))")
+                return nil
+            }
+            return event
+        }
+    }
+
+    private func updateCredits(from event: HCIEvent) {
+        if let cc = try? CommandComplete(event) { credits = Int(cc.numHCICommandPackets) }
+        if let cs = try? CommandStatus(event) { credits = Int(cs.numHCICommandPackets) }
+        if event.code != .commandComplete && event.code != .commandStatus { keep(event) }
+    }
+
+    private func keep(_ event: HCIEvent) {
+        if unrelatedEvents.count < unrelatedEventLimit { unrelatedEvents.append(event) }
+    }
+}
