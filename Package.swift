@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "beacon-tx", targets: ["beacon-tx"]),
         .library(name: "BeaconKit", targets: ["BeaconKit"]),
+        .library(name: "HCISocket", targets: ["HCISocket"]),
     ],
     targets: [
         // Pure core: bytes, iBeacon, HCI vocabulary, encoders, decoders, plans. Swift stdlib only.

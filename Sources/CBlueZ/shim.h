@@ -1,9 +1,17 @@
 #ifndef BEACON_TX_CBLUEZ_SHIM_H
 #define BEACON_TX_CBLUEZ_SHIM_H
 /* libbluetooth (BlueZ) headers for the HCISocket target, plus what Swift cannot see:
-   ioctl numbers are built with _IOW/_IOR macros, so they are re-exported as constants. */
+   ioctl numbers are built with _IOW/_IOR macros, so they are re-exported as constants;
+   ioctl itself is variadic, so it gets two fixed-signature wrappers; SIG_IGN is a cast macro. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <bluetooth/bluetooth.h>
 #include <bluetooth/hci.h>
 #include <bluetooth/hci_lib.h>
@@ -13,5 +21,54 @@ static const unsigned long beacon_tx_HCIDEVDOWN = HCIDEVDOWN;
 static const unsigned long beacon_tx_HCIDEVRESET = HCIDEVRESET;
 static const unsigned long beacon_tx_HCIGETDEVLIST = HCIGETDEVLIST;
 static const unsigned long beacon_tx_HCIGETDEVINFO = HCIGETDEVINFO;
+
+/* Socket constants, re-exported so Swift does not depend on which header's macro it imports. */
+static const int beacon_tx_AF_BLUETOOTH = AF_BLUETOOTH;
+static const int beacon_tx_BTPROTO_HCI = BTPROTO_HCI;
+static const int beacon_tx_SOL_HCI = SOL_HCI;
+static const int beacon_tx_HCI_FILTER = HCI_FILTER;
+static const unsigned short beacon_tx_HCI_CHANNEL_RAW = HCI_CHANNEL_RAW;
+static const int beacon_tx_HCI_EVENT_PKT = HCI_EVENT_PKT;
+static const int beacon_tx_HCI_UP_FLAG = HCI_UP;
+
+/* ioctl with an int argument (HCIDEVUP, HCIDEVDOWN, HCIDEVRESET take the device id by value). */
+static inline int beacon_tx_ioctl_int(int fd, unsigned long request, int argument) {
+    return ioctl(fd, request, argument);
+}
+
+/* ioctl with a pointer argument (HCIGETDEVINFO takes a struct hci_dev_info). */
+static inline int beacon_tx_ioctl_ptr(int fd, unsigned long request, void *argument) {
+    return ioctl(fd, request, argument);
+}
+
+/* HCIGETDEVLIST: struct hci_dev_list_req ends in a flexible array, which Swift cannot address.
+   Writes up to `capacity` registered device ids to `ids` and returns how many, or -1 with errno set. */
+static inline int beacon_tx_device_ids(int fd, uint16_t *ids, uint16_t capacity) {
+    if (capacity == 0) return 0;
+    size_t size = sizeof(struct hci_dev_list_req) + (size_t)capacity * sizeof(struct hci_dev_req);
+    struct hci_dev_list_req *request = calloc(1, size);
+    if (request == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    request->dev_num = capacity;
+    if (ioctl(fd, HCIGETDEVLIST, request) < 0) {
+        int saved = errno;
+        free(request);
+        errno = saved;
+        return -1;
+    }
+    int count = request->dev_num < capacity ? request->dev_num : capacity;
+    for (int i = 0; i < count; i++) ids[i] = request->dev_req[i].dev_id;
+    free(request);
+    return count;
+}
+
+/* 1 when the process ignores `signal` (SIG_IGN, e.g. SIGINT of a background job), 0 if not, -1 on error. */
+static inline int beacon_tx_signal_is_ignored(int signal) {
+    struct sigaction current;
+    if (sigaction(signal, NULL, &current) != 0) return -1;
+    return current.sa_handler == SIG_IGN ? 1 : 0;
+}
 
 #endif

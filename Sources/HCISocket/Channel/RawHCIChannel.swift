@@ -1,0 +1,157 @@
+import BeaconKit
+import CBlueZ
+import Glibc
+
+/// A raw HCI socket bound to one controller (HCI_CHANNEL_RAW): writes H4 command packets, reads H4 events.
+///
+/// The socket's HCI filter passes event packets only, and of those `filteredEvents`. The kernel also
+/// delivers events answering other programs' commands (bluetoothd, the kernel's own), so callers match
+/// Command Complete / Status by opcode. Without CAP_NET_RAW the kernel narrows the filter to its
+/// security filter (no LE Meta events) and refuses most commands on write with EPERM.
+public final class RawHCIChannel: HCIChannel {
+    /// Command Complete (0x0e), Command Status (0x0f), Hardware Error (0x10), LE Meta (0x3e).
+    public static let filteredEvents: [UInt8] = [0x0e, 0x0f, 0x10, 0x3e]
+
+    public let deviceID: UInt16
+    /// Whether `receive` reports SIGINT and SIGTERM (blocked in the opening thread; see `SignalWatch`).
+    public var watchesSignals: Bool { signals != nil }
+
+    private var socketDescriptor: Int32
+    private var signals: SignalWatch?
+    /// One datagram; events are at most 258 bytes, the rest is headroom.
+    private var buffer = [UInt8](repeating: 0, count: 2048)
+    private var name: String { deviceName(deviceID) }
+
+    /// socket(AF_BLUETOOTH, SOCK_RAW | SOCK_CLOEXEC, BTPROTO_HCI), bind to `hciN` on HCI_CHANNEL_RAW,
+    /// set the event filter; with `watchSignals`, block SIGINT and SIGTERM and watch them with a signalfd.
+    public init(deviceID: UInt16, watchSignals: Bool) throws(TransportError) {
+        self.deviceID = deviceID
+        let name = deviceName(deviceID)
+        let fd = try openHCISocket(device: name)
+        socketDescriptor = fd
+        do {
+            try Self.bind(fd, deviceID: deviceID)
+            try Self.setFilter(fd, device: name)
+            if watchSignals { signals = try SignalWatch(device: name) }
+        } catch {
+            closeDescriptor(fd)
+            socketDescriptor = -1
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    /// Closes the socket and the signalfd and, for the last watching channel, restores the signal mask
+    /// (a signal that arrived after the last `receive` is then delivered normally). Idempotent; `deinit` calls it.
+    public func close() {
+        signals?.close()
+        signals = nil
+        if socketDescriptor >= 0 {
+            closeDescriptor(socketDescriptor)
+            socketDescriptor = -1
+        }
+    }
+
+    /// Writes one H4 packet in one write (the socket is message oriented: a packet is never split).
+    public func send(_ packet: [UInt8]) throws(TransportError) {
+        while true {
+            let written = packet.withUnsafeBytes { bytes in write(socketDescriptor, bytes.baseAddress, bytes.count) }
+            if written == packet.count { return }
+            if written >= 0 {
+                // A datagram socket does not continue a packet in a second write: the rest would be
+                // parsed as a new packet. The kernel never does this; report it rather than corrupt.
+                throw .system(call: "write", device: name, errno: EIO,
+                              message: "short write: \(written) of \(packet.count) bytes")
+            }
+            let code = errno
+            if code == EINTR { continue }
+            throw transportError(errno: code, call: "write", device: name)
+        }
+    }
+
+    /// One blocking poll on the socket (and the signalfd): `.signal` before `.event` when both are ready,
+    /// so a flood of advertising reports never hides a Ctrl-C; the event stays queued for the next call.
+    public func receive(timeoutMilliseconds: Int) throws(TransportError) -> HCIReceive {
+        guard socketDescriptor >= 0 else {
+            throw .system(call: "poll", device: name, errno: EBADF, message: "the channel is closed")
+        }
+        let deadline = timeoutMilliseconds < 0 ? nil : MonotonicInstant.after(milliseconds: timeoutMilliseconds)
+        let forever = timeoutMilliseconds < 0 || deadline == nil
+        var fds = [pollfd(fd: socketDescriptor, events: Int16(POLLIN), revents: 0)]
+        if let signals { fds.append(pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0)) }
+        while true {
+            let wait: Int32 = forever ? -1 : (deadline?.millisecondsFromNow() ?? 0)
+            for i in fds.indices { fds[i].revents = 0 }
+            let ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), wait) }
+            if ready < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                throw transportError(errno: code, call: "poll", device: name)
+            }
+            if ready == 0 {
+                if forever { continue }
+                if let deadline, MonotonicInstant.now() < deadline { continue }  // poll's Int32 range ran out
+                return .timedOut
+            }
+            if fds.count > 1, fds[1].revents != 0, let signal = signals?.take() {
+                return .signal(signal)
+            }
+            let socketEvents = fds[0].revents
+            if socketEvents & Int16(POLLNVAL) != 0 {
+                throw .system(call: "poll", device: name, errno: EBADF, message: errorMessage(EBADF))
+            }
+            if socketEvents != 0, let packet = try readPacket(hangup: socketEvents & Int16(POLLHUP) != 0) {
+                return .event(packet)
+            }
+        }
+    }
+
+    /// One datagram without blocking; nil when there was nothing to read or it was not an event packet.
+    private func readPacket(hangup: Bool) throws(TransportError) -> [UInt8]? {
+        let capacity = buffer.count
+        let count = buffer.withUnsafeMutableBytes { bytes in
+            recv(socketDescriptor, bytes.baseAddress, capacity, Int32(MSG_DONTWAIT))
+        }
+        if count < 0 {
+            let code = errno
+            if code == EINTR || code == EAGAIN || code == EWOULDBLOCK {
+                if hangup { throw transportError(errno: EPIPE, call: "read", device: name) }
+                return nil
+            }
+            throw transportError(errno: code, call: "read", device: name)
+        }
+        if count == 0 {
+            throw .system(call: "read", device: name, errno: 0, message: "the socket was closed by the kernel")
+        }
+        let packet = Array(buffer.prefix(min(count, capacity)))
+        guard packet.first == PacketType.event.rawValue else { return nil }
+        return packet
+    }
+
+    private static func bind(_ fd: Int32, deviceID: UInt16) throws(TransportError) {
+        var address = sockaddr_hci()
+        address.hci_family = sa_family_t(beacon_tx_AF_BLUETOOTH)
+        address.hci_dev = deviceID
+        address.hci_channel = beacon_tx_HCI_CHANNEL_RAW
+        let result = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                Glibc.bind(fd, generic, socklen_t(MemoryLayout<sockaddr_hci>.size))
+            }
+        }
+        if result != 0 {
+            throw transportError(errno: errno, call: "bind", device: deviceName(deviceID))
+        }
+    }
+
+    private static func setFilter(_ fd: Int32, device: String) throws(TransportError) {
+        var filter = hci_filter()
+        hci_filter_clear(&filter)
+        hci_filter_set_ptype(beacon_tx_HCI_EVENT_PKT, &filter)
+        for event in filteredEvents { hci_filter_set_event(Int32(event), &filter) }
+        let result = setsockopt(fd, beacon_tx_SOL_HCI, beacon_tx_HCI_FILTER, &filter, socklen_t(MemoryLayout<hci_filter>.size))
+        if result != 0 {
+            throw transportError(errno: errno, call: "setsockopt(HCI_FILTER)", device: device)
+        }
+    }
+}

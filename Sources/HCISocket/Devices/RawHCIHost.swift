@@ -1,0 +1,96 @@
+import BeaconKit
+import CBlueZ
+import Glibc
+
+/// Controller management over an unbound raw HCI socket: HCIGETDEVLIST, HCIGETDEVINFO, HCIDEVUP,
+/// HCIDEVRESET. Each call opens and closes its own socket, so the host holds no resources.
+///
+/// Privileges: listing needs none; `up` and `reset` need CAP_NET_ADMIN.
+public final class RawHCIHost: HCIHost {
+    public init() {}
+
+    /// Every registered controller, sorted by id, up or down.
+    ///
+    /// A down controller is listed with `isUp == false`; its address is what the kernel last read from
+    /// it (00:00:00:00:00:00 if it has never been up).
+    public func devices() throws(TransportError) -> [HCIDeviceInfo] {
+        let fd = try openHCISocket(device: "all controllers")
+        defer { closeDescriptor(fd) }
+        var infos: [HCIDeviceInfo] = []
+        for id in try Self.deviceIDs(socket: fd) {
+            var raw = hci_dev_info()
+            raw.dev_id = id
+            if beacon_tx_ioctl_ptr(fd, beacon_tx_HCIGETDEVINFO, &raw) != 0 {
+                let code = errno
+                if code == ENODEV { continue }  // unregistered between the two calls
+                throw transportError(errno: code, call: "ioctl(HCIGETDEVINFO)", device: deviceName(id), available: { [] })
+            }
+            infos.append(HCIDeviceInfo(
+                id: raw.dev_id,
+                address: Self.addressText(raw.bdaddr),
+                isUp: raw.flags & (UInt32(1) << UInt32(beacon_tx_HCI_UP_FLAG)) != 0,
+                bus: busDescription(typeField: raw.type)
+            ))
+        }
+        return infos.sorted { $0.id < $1.id }
+    }
+
+    /// A raw channel bound to `hciN`. Works on a down controller too; its first `send` then throws
+    /// `.deviceDown`. An unknown id throws `.noSuchDevice` with the existing names.
+    public func open(deviceID: UInt16, watchSignals: Bool) throws(TransportError) -> HCIChannel {
+        try RawHCIChannel(deviceID: deviceID, watchSignals: watchSignals)
+    }
+
+    /// HCIDEVUP. A controller that is already up is a success (EALREADY).
+    public func up(deviceID: UInt16) throws(TransportError) {
+        try deviceControl(beacon_tx_HCIDEVUP, call: "ioctl(HCIDEVUP)", deviceID: deviceID, alreadyIsSuccess: true)
+    }
+
+    /// HCIDEVRESET: the kernel sends HCI Reset to an up controller. A down one throws `.deviceDown`.
+    public func reset(deviceID: UInt16) throws(TransportError) {
+        try deviceControl(beacon_tx_HCIDEVRESET, call: "ioctl(HCIDEVRESET)", deviceID: deviceID, alreadyIsSuccess: false)
+    }
+
+    /// `["hci0", "hci1"]`, or `[]` when the list cannot be read; for the `available:` of `.noSuchDevice`.
+    public static func deviceNames() -> [String] {
+        guard let fd = try? openHCISocket(device: "all controllers") else { return [] }
+        defer { closeDescriptor(fd) }
+        guard let ids = try? deviceIDs(socket: fd) else { return [] }
+        return ids.sorted().map(deviceName)
+    }
+
+    private func deviceControl(_ request: UInt, call: String, deviceID: UInt16, alreadyIsSuccess: Bool) throws(TransportError) {
+        let name = deviceName(deviceID)
+        let fd = try openHCISocket(device: name)
+        defer { closeDescriptor(fd) }
+        while beacon_tx_ioctl_int(fd, request, Int32(deviceID)) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            if code == EALREADY, alreadyIsSuccess { return }
+            throw transportError(errno: code, call: call, device: name)
+        }
+    }
+
+    /// Upper bound for one HCIGETDEVLIST; the kernel accepts up to 2 pages of `hci_dev_req` (1024 on 4 KiB pages).
+    private static let listCapacity: UInt16 = 256
+
+    private static func deviceIDs(socket fd: Int32) throws(TransportError) -> [UInt16] {
+        var ids = [UInt16](repeating: 0, count: Int(listCapacity))
+        let count = ids.withUnsafeMutableBufferPointer { buffer in
+            beacon_tx_device_ids(fd, buffer.baseAddress, listCapacity)
+        }
+        if count < 0 {
+            throw transportError(errno: errno, call: "ioctl(HCIGETDEVLIST)", device: "all controllers", available: { [] })
+        }
+        return Array(ids.prefix(Int(count)))
+    }
+
+    /// "AA:BB:CC:DD:EE:FF" via ba2str (bdaddr_t is stored little-endian, ba2str prints it most significant first).
+    private static func addressText(_ address: bdaddr_t) -> String {
+        var address = address
+        var text = [CChar](repeating: 0, count: 18)
+        let written = text.withUnsafeMutableBufferPointer { buffer in ba2str(&address, buffer.baseAddress) }
+        guard written > 0 else { return "00:00:00:00:00:00" }
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

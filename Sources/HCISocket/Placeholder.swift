@@ -1,1 +1,0 @@
-// Raw HCI socket transport: see HCISocket.swift
