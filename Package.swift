@@ -25,11 +25,7 @@ let package = Package(
         // Scripted fake controller and golden-file helpers for the tests.
         .target(name: "BeaconTestSupport", dependencies: ["BeaconKit"], path: "Tests/BeaconTestSupport"),
         .testTarget(name: "BeaconKitTests", dependencies: ["BeaconKit", "BeaconTestSupport"]),
-        .testTarget(
-            name: "BeaconToolTests",
-            dependencies: ["BeaconTool", "BeaconKit", "BeaconTestSupport"],
-            resources: [.copy("Snapshots")]
-        ),
+        .testTarget(name: "BeaconToolTests", dependencies: ["BeaconTool", "BeaconKit", "BeaconTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -18,7 +18,10 @@ public struct ADType: RawRepresentable, Hashable, Sendable, CustomStringConverti
         0x16: "Service Data - 16-bit UUID", 0xFF: "Manufacturer Specific Data",
     ]
 
-    public var description: String { "\(Self.names[rawValue] ?? "Unknown") (\(Hex.byte(rawValue)))" }
+    /// The assigned-numbers name, e.g. "Manufacturer Specific Data".
+    public var name: String { Self.names[rawValue] ?? "Unknown" }
+
+    public var description: String { "\(name) (\(Hex.byte(rawValue)))" }
 }
 
 /// One AD structure (Core spec Vol 3, Part C, §11): length (type + data), type, data.

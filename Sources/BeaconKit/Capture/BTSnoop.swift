@@ -85,17 +85,10 @@ public enum BTSnoop {
         for c in commands {
             out.append(Record(packet: c.packet, received: false, unixMicroseconds: t))
             t += 1000
-            out.append(Record(packet: successfulCompletion(of: c).event.packet, received: true, unixMicroseconds: t))
+            out.append(Record(packet: CommandComplete.success(for: c).event.packet, received: true, unixMicroseconds: t))
             t += 1000
         }
         return out
-    }
-
-    /// Command Complete with Success and zeroed return parameters of the table's size.
-    public static func successfulCompletion(of c: HCICommand) -> CommandComplete {
-        var size = 1
-        if case let .fixed(n)? = CommandTable.entry(c.opcode)?.returnParameters { size = n }
-        return CommandComplete(numHCICommandPackets: 1, opcode: c.opcode, returnParameters: [0] + Array(repeating: 0, count: max(0, size - 1)))
     }
 }
 

@@ -82,7 +82,7 @@ public enum CommandText {
             switch c.opcode {
             case .leSetAdvertisingParameters where c.parameters.count == 15:
                 let min = try r.readUInt16LE(), max = try r.readUInt16LE(), type = try r.readUInt8()
-                _ = try r.readBytes(9)
+                _ = try r.readBytes(8, "address types and peer address")
                 let channels = try r.readUInt8()
                 return ["Min advertising interval: \(intervalText(UInt32(min)))",
                         "Max advertising interval: \(intervalText(UInt32(max)))",

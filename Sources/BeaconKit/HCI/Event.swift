@@ -86,6 +86,14 @@ public struct CommandComplete: Hashable, Sendable {
         return self
     }
 
+    /// Success with zeroed return parameters of the size the command table gives (dry-run captures, tests).
+    public static func success(for c: HCICommand, numHCICommandPackets: UInt8 = 1) -> CommandComplete {
+        var size = 1
+        if case let .fixed(n)? = CommandTable.entry(c.opcode)?.returnParameters { size = max(1, n) }
+        return CommandComplete(numHCICommandPackets: numHCICommandPackets, opcode: c.opcode,
+                               returnParameters: Array(repeating: 0, count: size))
+    }
+
     public var event: HCIEvent {
         var w = ByteWriter()
         w.writeUInt8(numHCICommandPackets)

@@ -21,6 +21,11 @@ public struct AdvertisingInterval: Hashable, Sendable {
         self.units = units
     }
 
+    private init(checkedUnits: UInt16) { units = checkedUnits }
+
+    /// 100 ms (0x00A0), the default, and the minimum for non-connectable advertising before Core 5.0.
+    public static let standard = AdvertisingInterval(checkedUnits: 0x00A0)
+
     /// Rounds milliseconds to the nearest 0.625 ms unit; nil outside 20–10240 ms.
     public init?(milliseconds: Double) {
         guard milliseconds.isFinite, milliseconds >= Self.minimumMilliseconds, milliseconds <= Self.maximumMilliseconds else { return nil }

@@ -1,0 +1,125 @@
+import BeaconKit
+
+/// One option a subcommand accepts.
+struct OptionSpec: Sendable {
+    let name: String
+    let value: String?      // placeholder when the option takes a value, nil for a flag
+    let help: String
+    var repeatable = false
+
+    static func flag(_ name: String, _ help: String) -> OptionSpec { OptionSpec(name: name, value: nil, help: help) }
+    static func value(_ name: String, _ placeholder: String, _ help: String, repeatable: Bool = false) -> OptionSpec {
+        OptionSpec(name: name, value: placeholder, help: help, repeatable: repeatable)
+    }
+}
+
+/// Parsed command line of one subcommand: `--name value`, `--name=value`, flags, positionals.
+struct ParsedArguments {
+    private(set) var values: [String: [String]] = [:]
+    private(set) var positionals: [String] = []
+
+    init(_ args: [String], specs: [OptionSpec], command: String) throws(CLIError) {
+        var i = 0
+        var onlyPositionals = false
+        while i < args.count {
+            let a = args[i]
+            i += 1
+            if onlyPositionals || !a.hasPrefix("-") || a == "-" || Self.isNegativeNumber(a) {
+                positionals.append(a)
+                continue
+            }
+            if a == "--" { onlyPositionals = true; continue }
+            var name = a, inline: String?
+            if let eq = a.firstIndex(of: "=") {
+                name = String(a[..<eq])
+                inline = String(a[a.index(after: eq)...])
+            }
+            if name == "-h" { name = "--help" }
+            guard let spec = specs.first(where: { $0.name == name }) else {
+                throw .usage("unknown option \(name); see beacon-tx \(command) --help")
+            }
+            let value: String
+            if spec.value == nil {
+                guard inline == nil else { throw .usage("\(name) takes no value") }
+                value = "true"
+            } else if let inline {
+                value = inline
+            } else {
+                guard i < args.count else { throw .usage("\(name) needs a value (\(spec.value ?? "VALUE")); see beacon-tx \(command) --help") }
+                value = args[i]
+                i += 1
+            }
+            if !spec.repeatable, values[name] != nil {
+                throw .usage("\(name) given more than once")
+            }
+            values[name, default: []].append(value)
+        }
+    }
+
+    static func isNegativeNumber(_ s: String) -> Bool {
+        s.count > 1 && s.hasPrefix("-") && s.dropFirst().allSatisfy { $0.isNumber || $0 == "." }
+    }
+
+    func has(_ name: String) -> Bool { values[name] != nil }
+    func value(_ name: String) -> String? { values[name]?.last }
+    func all(_ name: String) -> [String] { values[name] ?? [] }
+}
+
+/// Value checks shared by flags and config keys: every failure names the field, the value and the range.
+enum Validate {
+    static func integer(_ field: String, _ text: String, _ range: ClosedRange<Int>, code: ExitCode = .usage) throws(CLIError) -> Int {
+        let t = text.trimmingCharacters()
+        let parsed: Int?
+        if t.lowercased().hasPrefix("0x") { parsed = Int(t.dropFirst(2), radix: 16) } else { parsed = Int(t) }
+        guard let n = parsed else {
+            throw CLIError(code, "\(field): '\(text)' is not an integer (accepted \(range.lowerBound)–\(range.upperBound))")
+        }
+        guard range.contains(n) else {
+            throw CLIError(code, "\(field): \(n) is out of range (accepted \(range.lowerBound)–\(range.upperBound))")
+        }
+        return n
+    }
+
+    static func number(_ field: String, _ text: String, _ range: ClosedRange<Double>, unit: String, code: ExitCode = .usage) throws(CLIError) -> Double {
+        guard let n = Double(text.trimmingCharacters()), n.isFinite else {
+            throw CLIError(code, "\(field): '\(text)' is not a number (accepted \(JSON.format(range.lowerBound))–\(JSON.format(range.upperBound)) \(unit))")
+        }
+        guard range.contains(n) else {
+            throw CLIError(code, "\(field): \(JSON.format(n)) \(unit) is out of range (accepted \(JSON.format(range.lowerBound))–\(JSON.format(range.upperBound)) \(unit))")
+        }
+        return n
+    }
+
+    static func uuid(_ field: String, _ text: String, code: ExitCode = .usage) throws(CLIError) -> ProximityUUID {
+        guard let u = ProximityUUID(text) else {
+            throw CLIError(code, "\(field): '\(text)' is not a UUID (accepted: 32 hex digits, dashes optional, e.g. E2C56DB5-DFFB-48D2-B060-D0F5A71096E0)")
+        }
+        return u
+    }
+
+    static func choice<T>(_ field: String, _ text: String, _ options: [(String, T)], code: ExitCode = .usage) throws(CLIError) -> T {
+        guard let hit = options.first(where: { $0.0 == text.lowercased() }) else {
+            throw CLIError(code, "\(field): '\(text)' is not one of \(options.map(\.0).joined(separator: ", "))")
+        }
+        return hit.1
+    }
+
+    /// `hci0`, `hci1`, ... (or a bare index).
+    static func device(_ field: String, _ text: String, code: ExitCode = .usage) throws(CLIError) -> UInt16 {
+        var t = Substring(text)
+        if t.hasPrefix("hci") { t = t.dropFirst(3) }
+        guard !t.isEmpty, t.allSatisfy({ $0.isASCII && $0.isNumber }), let id = UInt16(t), id < 0x4000 else {
+            throw CLIError(code, "\(field): '\(text)' is not a device name (accepted hci0–hci16383)")
+        }
+        return id
+    }
+}
+
+extension String {
+    func trimmingCharacters() -> String {
+        var s = Substring(self)
+        while let f = s.first, f.isWhitespace { s = s.dropFirst() }
+        while let l = s.last, l.isWhitespace { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,55 @@
+/// sysexits(3) codes beacon-tx exits with.
+public enum ExitCode: Int32, Sendable {
+    case success = 0
+    /// EX_USAGE: a bad flag or value on the command line.
+    case usage = 64
+    /// EX_DATAERR: bad data in a config file or a hex argument.
+    case dataError = 65
+    /// EX_NOINPUT: a file that does not exist or cannot be read.
+    case noInput = 66
+    /// EX_UNAVAILABLE: no Bluetooth, no such device, controller refused or not answering.
+    case unavailable = 69
+    /// EX_SOFTWARE: an internal error.
+    case software = 70
+    /// EX_CANTCREAT: an output file cannot be created.
+    case cantCreate = 73
+    /// EX_NOPERM: missing CAP_NET_RAW / CAP_NET_ADMIN.
+    case noPermission = 77
+}
+
+/// One failure the user sees as one line on stderr, with its exit code.
+public struct CLIError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let code: ExitCode
+    public let message: String
+
+    public init(_ code: ExitCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    static func usage(_ m: String) -> CLIError { CLIError(.usage, m) }
+    static func data(_ m: String) -> CLIError { CLIError(.dataError, m) }
+}
+
+extension CLIError {
+    /// Maps transport and controller failures to messages with remedies and exit codes.
+    init(_ e: TransportError) {
+        switch e {
+        case .permissionDenied: self.init(.noPermission, e.description)
+        case .system: self.init(.unavailable, e.description)
+        default: self.init(.unavailable, e.description)
+        }
+    }
+
+    init(_ e: HCIError) {
+        if case let .transport(t) = e { self.init(t) } else { self.init(.unavailable, e.description) }
+    }
+
+    init(_ e: StartError) {
+        if case let .command(h) = e { self.init(h) } else { self.init(.unavailable, e.description) }
+    }
+}
+
+import BeaconKit

@@ -1,0 +1,125 @@
+import BeaconKit
+
+/// What a command run can touch: output sinks, the HCI host and clocks. `main.swift` passes the
+/// real ones; tests pass captures and a scripted controller.
+public struct ToolContext {
+    public var stdout: (String) -> Void
+    public var stderr: (String) -> Void
+    /// Raw bytes to stdout (btsnoop without --output).
+    public var stdoutBytes: ([UInt8]) -> Void
+    public var stdoutIsTerminal: Bool
+    public var makeHost: () throws(TransportError) -> HCIHost
+    /// Milliseconds on a monotonic clock.
+    public var monotonicMilliseconds: () -> Int64
+    /// Seconds since the Unix epoch (scan timestamps).
+    public var wallClockSeconds: () -> Double
+
+    public init(stdout: @escaping (String) -> Void, stderr: @escaping (String) -> Void,
+                stdoutBytes: @escaping ([UInt8]) -> Void, stdoutIsTerminal: Bool,
+                makeHost: @escaping () throws(TransportError) -> HCIHost,
+                monotonicMilliseconds: @escaping () -> Int64, wallClockSeconds: @escaping () -> Double) {
+        self.stdout = stdout
+        self.stderr = stderr
+        self.stdoutBytes = stdoutBytes
+        self.stdoutIsTerminal = stdoutIsTerminal
+        self.makeHost = makeHost
+        self.monotonicMilliseconds = monotonicMilliseconds
+        self.wallClockSeconds = wallClockSeconds
+    }
+
+    func note(_ line: String) { stderr("beacon-tx: " + line) }
+}
+
+/// A subcommand: parse → validate → run.
+protocol Subcommand {
+    static var name: String { get }
+    static var summary: String { get }
+    static var usage: String { get }
+    static var options: [OptionSpec] { get }
+    static var examples: [String] { get }
+    static func run(_ args: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode
+}
+
+extension Subcommand {
+    static var help: String {
+        var lines = ["\(summary)", "", "usage: \(usage)", "", "options:"]
+        let width = (options.map { $0.name.count + ($0.value.map { $0.count + 1 } ?? 0) }.max() ?? 0) + 2
+        for o in options + [.flag("--help", "show this help")] {
+            let left = o.name + (o.value.map { " " + $0 } ?? "")
+            lines.append("  " + left + String(repeating: " ", count: max(1, width - left.count)) + o.help)
+        }
+        if !examples.isEmpty { lines += ["", "examples:"] + examples.map { "  " + $0 } }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// The `beacon-tx` root dispatcher.
+public enum BeaconTX {
+    public static let version = "0.1.0"
+
+    static let subcommands: [any Subcommand.Type] = [
+        StartCommand.self, StopCommand.self, DevicesCommand.self,
+        DecodeCommand.self, DumpConfigCommand.self,
+    ]
+
+    static var help: String {
+        var lines = [
+            "beacon-tx \(version): turns a Linux machine into an iBeacon base station over raw BlueZ HCI sockets.",
+            "",
+            "usage: beacon-tx <command> [options]",
+            "",
+            "commands:",
+        ]
+        for c in subcommands { lines.append("  " + c.name + String(repeating: " ", count: max(1, 13 - c.name.count)) + c.summary) }
+        lines += [
+            "",
+            "Run 'beacon-tx <command> --help' for the options of one command.",
+            "",
+            "examples:",
+            "  beacon-tx start --uuid E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 --major 1 --minor 2 --dry-run",
+            "  sudo beacon-tx start --config /etc/beacon-tx/kiosk.json",
+            "  beacon-tx devices --json",
+            "  beacon-tx scan --region E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 --json",
+            "",
+            "exit codes: 0 ok, 64 usage, 65 bad data, 66 missing file, 69 unavailable, 70 internal, 73 cannot create output, 77 permission",
+        ]
+        return lines.joined(separator: "\n")
+    }
+
+    /// Runs one command line (without the program name) and returns the exit code.
+    public static func run(_ arguments: [String], _ ctx: ToolContext) -> Int32 {
+        guard let first = arguments.first else {
+            ctx.stderr(help)
+            return ExitCode.usage.rawValue
+        }
+        switch first {
+        case "-h", "--help", "help":
+            if arguments.count > 1, let c = subcommands.first(where: { $0.name == arguments[1] }) {
+                ctx.stdout(c.help)
+            } else {
+                ctx.stdout(help)
+            }
+            return 0
+        case "--version", "version":
+            ctx.stdout("beacon-tx \(version)")
+            return 0
+        default:
+            break
+        }
+        guard let command = subcommands.first(where: { $0.name == first }) else {
+            ctx.stderr("beacon-tx: unknown command '\(first)' (commands: \(subcommands.map { $0.name }.joined(separator: ", "))); see beacon-tx --help")
+            return ExitCode.usage.rawValue
+        }
+        do {
+            let parsed = try ParsedArguments(Array(arguments.dropFirst()), specs: command.options + [.flag("--help", "")], command: command.name)
+            if parsed.has("--help") {
+                ctx.stdout(command.help)
+                return 0
+            }
+            return try command.run(parsed, ctx).rawValue
+        } catch {
+            ctx.stderr("beacon-tx \(command.name): \(error.message)")
+            return error.code.rawValue
+        }
+    }
+}

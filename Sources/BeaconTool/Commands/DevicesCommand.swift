@@ -1,0 +1,85 @@
+import BeaconKit
+
+/// `beacon-tx devices`: what each controller can do.
+enum DevicesCommand: Subcommand {
+    static let name = "devices"
+    static let summary = "list controllers: address, state, HCI version, LE and extended advertising"
+    static let usage = "beacon-tx devices [--json]"
+    static let options: [OptionSpec] = [
+        .flag("--json", "print a JSON list"),
+        .value("--timeout", "ms", "wait this long for each controller answer, 100–60000 (default 2000)"),
+        .flag("--verbose", "log every HCI command and event (btmon style) on stderr"),
+    ]
+    static let examples = ["beacon-tx devices", "beacon-tx devices --json | jq '.[] | select(.extendedAdvertising)'"]
+
+    struct Row {
+        var info: HCIDeviceInfo
+        var caps: ControllerCapabilities?
+        var problem: String?
+
+        var json: JSON {
+            var pairs: [(String, JSON)] = [
+                ("name", .string(info.name)), ("address", .string(info.address)), ("up", .bool(info.isUp)), ("bus", .string(info.bus)),
+            ]
+            if let caps {
+                pairs += [
+                    ("hciVersion", .string(caps.version.coreVersion)),
+                    ("hciVersionCode", .number(Double(caps.version.hciVersion))),
+                    ("manufacturer", .number(Double(caps.version.companyIdentifier))),
+                    ("le", .bool(caps.supportsLE)),
+                    ("legacyAdvertising", .bool(caps.supportsLegacyAdvertising)),
+                    ("extendedAdvertising", .bool(caps.supportsExtendedAdvertising)),
+                    ("maxAdvertisingDataLength", caps.maximumAdvertisingDataLength.map { .number(Double($0)) } ?? .null),
+                    ("advertisingSets", caps.numberOfSupportedAdvertisingSets.map { .number(Double($0)) } ?? .null),
+                ]
+            }
+            if let problem { pairs.append(("error", .string(problem))) }
+            return .object(pairs)
+        }
+
+        var text: String {
+            var t = "\(info.name)  \(info.address)  \(info.isUp ? "up" : "down")  \(info.bus)"
+            if let caps {
+                t += "  HCI \(caps.version.coreVersion)  LE \(caps.supportsLE ? "yes" : "no")"
+                t += "  legacy adv \(caps.supportsLegacyAdvertising ? "yes" : "no")"
+                t += "  extended adv " + (caps.supportsExtendedAdvertising
+                    ? "yes (max data \(caps.maximumAdvertisingDataLength.map(String.init) ?? "?") bytes, \(caps.numberOfSupportedAdvertisingSets.map(String.init) ?? "?") sets)"
+                    : "no")
+            }
+            if let problem { t += "  (\(problem))" }
+            return t
+        }
+    }
+
+    static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
+        guard a.positionals.isEmpty else { throw .usage("unexpected argument '\(a.positionals[0])'; see beacon-tx devices --help") }
+        let timeout = try a.value("--timeout").map { (t: String) throws(CLIError) in try Validate.integer("--timeout", t, 100...60000) }
+            ?? Settings.defaultTimeoutMilliseconds
+        let host: HCIHost
+        do { host = try ctx.makeHost() } catch { throw CLIError(error) }
+        let devices: [HCIDeviceInfo]
+        do { devices = try host.devices().sorted { $0.id < $1.id } } catch { throw CLIError(error) }
+        var rows: [Row] = []
+        for info in devices {
+            guard info.isUp else {
+                rows.append(Row(info: info, caps: nil, problem: "down: capabilities need the device up (hciconfig \(info.name) up, or beacon-tx start brings it up)"))
+                continue
+            }
+            do {
+                let session = try DeviceSession.open(info, host, .init(device: info.id, timeoutMilliseconds: timeout, verbose: a.has("--verbose")), ctx)
+                rows.append(Row(info: info, caps: session.caps, problem: nil))
+            } catch {
+                if error.code == .noPermission { throw error }
+                rows.append(Row(info: info, caps: nil, problem: error.message))
+            }
+        }
+        if a.has("--json") {
+            ctx.stdout(JSON.array(rows.map(\.json)).pretty)
+        } else if rows.isEmpty {
+            ctx.stdout("no Bluetooth controllers")
+        } else {
+            rows.forEach { ctx.stdout($0.text) }
+        }
+        return .success
+    }
+}

@@ -1,0 +1,28 @@
+import BeaconKit
+
+/// `beacon-tx stop`: disable advertising in whichever family is active and remove our set.
+enum StopCommand: Subcommand {
+    static let name = "stop"
+    static let summary = "stop advertising (after start --detach); safe to run twice"
+    static let usage = "beacon-tx stop [--device hciN] [options]"
+    static let options: [OptionSpec] = [
+        .value("--device", "hciN", "controller (default: the first LE controller)"),
+        .value("--config", "FILE", "take the device from this config file"),
+        .value("--timeout", "ms", "wait this long for each controller answer, 100–60000 (default 2000)"),
+        .flag("--verbose", "log every HCI command and event (btmon style) on stderr"),
+    ]
+    static let examples = ["sudo beacon-tx stop --device hci0"]
+
+    static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
+        guard a.positionals.isEmpty else { throw .usage("unexpected argument '\(a.positionals[0])'; see beacon-tx stop --help") }
+        var s = Settings()
+        if let path = a.value("--config") { _ = try ConfigFile.load(path, into: &s) }
+        if let d = a.value("--device") { s.device = try Validate.device("--device", d) }
+        if let t = a.value("--timeout") { s.timeoutMilliseconds = try Validate.integer("--timeout", t, 100...60000) }
+        let session = try DeviceSession.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose")), ctx)
+        let family: AdvertisingFamily
+        do { family = try Advertiser.stopActive(session.runner, caps: session.caps) } catch { throw CLIError(error) }
+        ctx.note("advertising stopped on \(session.name) (\(family) commands)")
+        return .success
+    }
+}

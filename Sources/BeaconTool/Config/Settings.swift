@@ -1,0 +1,56 @@
+import BeaconKit
+
+/// One beacon as configured: the region plus CoreLocation's identifier.
+struct BeaconEntry: Equatable, Sendable {
+    var identifier: String?
+    var uuid: ProximityUUID
+    var major: UInt16
+    var minor: UInt16
+    var measuredPower: Int8
+
+    var beacon: IBeacon { IBeacon(uuid: uuid, major: major, minor: minor, measuredPower: measuredPower, identifier: identifier) }
+
+    var json: JSON {
+        var pairs: [(String, JSON)] = []
+        if let identifier { pairs.append(("identifier", .string(identifier))) }
+        pairs += [("uuid", .string(uuid.description)), ("major", .number(Double(major))),
+                  ("minor", .number(Double(minor))), ("measuredPower", .number(Double(measuredPower)))]
+        return .object(pairs)
+    }
+}
+
+/// The effective settings of `start`: defaults, then the config file, then flags.
+struct Settings: Equatable, Sendable {
+    static let defaultMeasuredPower: Int8 = -59
+    static let measuredPowerRange = -127...20
+    static let defaultTimeoutMilliseconds = 2000
+
+    var device: UInt16?
+    var interval = AdvertisingInterval.standard
+    var connectable = false
+    var txPower: Int8?
+    /// nil = auto (probe).
+    var controller: AdvertisingFamily?
+    var timeoutMilliseconds = defaultTimeoutMilliseconds
+    var beacon: BeaconEntry?
+
+    var deviceName: String? { device.map { "hci\($0)" } }
+
+    var advertisingOptions: AdvertisingOptions {
+        AdvertisingOptions(interval: interval, connectable: connectable, txPower: txPower)
+    }
+
+    var json: JSON {
+        .object([
+            ("device", device.map { .string("hci\($0)") } ?? .null),
+            ("interval", .number(interval.milliseconds)),
+            ("intervalUnits", .number(Double(interval.units))),
+            ("connectable", .bool(connectable)),
+            ("txPower", txPower.map { .number(Double($0)) } ?? .null),
+            ("controller", .string(controller?.rawValue ?? "auto")),
+            ("timeout", .number(Double(timeoutMilliseconds))),
+            ("beacons", .array(beacon.map { [$0.json] } ?? [])),
+        ])
+    }
+}
+

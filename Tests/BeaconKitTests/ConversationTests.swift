@@ -1,0 +1,188 @@
+import BeaconKit
+import BeaconTestSupport
+import Testing
+
+/// Scripted controller conversations: every command must be the next one the script expects and
+/// the script must be fully consumed.
+@Suite struct ConversationTests {
+    typealias C = Controllers
+
+    func options() -> AdvertisingOptions { AdvertisingOptions(interval: .standard) }
+
+    func plan(_ family: AdvertisingFamily) throws -> AdvertisingPlan {
+        AdvertisingPlan(beacon: try #require(Golden.beacon), options: options(), family: family)
+    }
+
+    func start(_ fake: ScriptedController, family: AdvertisingFamily, extendedCaps: Bool, log: inout [String]) throws -> AdvertisingPlan {
+        let runner = HCICommandRunner(channel: fake)
+        let caps = try Advertiser.probe(runner)
+        #expect(caps.supportsExtendedAdvertising == extendedCaps)
+        let beacon = try #require(Golden.beacon)
+        var lines: [String] = []
+        defer { log = lines }
+        return try Advertiser.start(runner, plan: { AdvertisingPlan(beacon: beacon, options: self.options(), family: $0) },
+                                    family: family, caps: caps, device: "hci0", log: { lines.append($0) })
+    }
+
+    @Test func legacyConversation() throws {
+        let fake = ScriptedController(C.probe(hciVersion: 8, extended: false) + C.okSteps(try plan(.legacy).start))
+        var log: [String] = []
+        let used = try start(fake, family: .legacy, extendedCaps: false, log: &log)
+        #expect(used.family == .legacy)
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        #expect(fake.mismatches.isEmpty)
+        #expect(log.isEmpty)
+    }
+
+    @Test func extendedConversationToleratesUnknownSetOnFirstDisable() throws {
+        let p = try plan(.extended)
+        var steps = C.probe(extended: true)
+        steps.append(.command(p.start[0].command, replies: [C.fail(p.start[0].command, .unknownAdvertisingIdentifier)]))
+        steps += C.okSteps(Array(p.start.dropFirst()))
+        let fake = ScriptedController(steps)
+        var log: [String] = []
+        #expect(try start(fake, family: .extended, extendedCaps: true, log: &log).family == .extended)
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+    }
+
+    @Test func fallbackToExtendedOnCommandDisallowed() throws {
+        let legacy = try plan(.legacy), ext = try plan(.extended)
+        var steps = C.probe(extended: true)
+        // The kernel used extended advertising: legacy commands get 0x0c.
+        steps.append(.command(legacy.start[0].command, replies: [C.fail(legacy.start[0].command, .commandDisallowed)]))
+        steps.append(.command(legacy.start[1].command, replies: [C.fail(legacy.start[1].command, .commandDisallowed)]))
+        steps += C.okSteps(ext.start)
+        let fake = ScriptedController(steps)
+        var log: [String] = []
+        let used = try start(fake, family: .legacy, extendedCaps: true, log: &log)
+        #expect(used.family == .extended)
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        #expect(log == ["hci0: LE Set Advertising Parameters (0x2006) failed: Command Disallowed (0x0c); the controller is in extended advertising mode, switching to extended commands"])
+    }
+
+    @Test func bothFamiliesDisallowedExplainsTheCause() throws {
+        let legacy = try plan(.legacy), ext = try plan(.extended)
+        var steps = C.probe(extended: true)
+        steps.append(.command(ext.start[0].command, replies: [C.fail(ext.start[0].command, .commandDisallowed)]))
+        steps.append(.command(ext.start[1].command, replies: [C.fail(ext.start[1].command, .commandDisallowed)]))
+        steps.append(.command(legacy.start[0].command, replies: [C.fail(legacy.start[0].command, .commandDisallowed)]))
+        steps.append(.command(legacy.start[1].command, replies: [C.fail(legacy.start[1].command, .commandDisallowed)]))
+        let fake = ScriptedController(steps)
+        var log: [String] = []
+        do {
+            _ = try start(fake, family: .extended, extendedCaps: true, log: &log)
+            Issue.record("expected bothFamiliesDisallowed")
+        } catch let e as StartError {
+            guard case .bothFamiliesDisallowed = e else { Issue.record("got \(e)"); return }
+            #expect(e.description.contains("--reset"))
+            #expect(e.description.contains("bluetoothd"))
+        }
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+    }
+
+    @Test func otherFailuresDoNotSwitchFamily() throws {
+        let legacy = try plan(.legacy)
+        var steps = C.probe(extended: true)
+        steps.append(C.okStep(legacy.start[0].command))
+        steps.append(.command(legacy.start[1].command, replies: [C.fail(legacy.start[1].command, .invalidHCICommandParameters)]))
+        let fake = ScriptedController(steps)
+        var log: [String] = []
+        #expect(throws: StartError.command(.commandFailed(opcode: .leSetAdvertisingParameters, status: .invalidHCICommandParameters))) {
+            _ = try start(fake, family: .legacy, extendedCaps: true, log: &log)
+        }
+        #expect(fake.isFullyConsumed)
+    }
+
+    @Test func timeoutNamesTheCommand() throws {
+        let fake = ScriptedController([.command(.readLocalVersionInformation, replies: [])])
+        let runner = HCICommandRunner(channel: fake, timeoutMilliseconds: 2000)
+        #expect(throws: HCIError.timeout(opcode: .readLocalVersionInformation, milliseconds: 2000)) { try Advertiser.probe(runner) }
+        #expect(fake.isFullyConsumed)
+        #expect(fake.requestedTimeouts == [2000])
+        #expect(HCIError.timeout(opcode: .readLocalVersionInformation, milliseconds: 2000).description.contains("not answering"))
+    }
+
+    @Test func deadlineShrinksWhileSkippingUnrelatedEvents() throws {
+        var clock: Int64 = 0
+        let unrelated = HCIEvent(code: .leMeta, parameters: [0x02, 0x00])
+        let fake = ScriptedController([
+            .command(.reset, replies: [unrelated, C.ok(.readLocalVersionInformation), C.ok(.reset)]),
+        ])
+        let runner = HCICommandRunner(channel: fake, timeoutMilliseconds: 1000, now: { clock += 300; return clock })
+        let cc = try runner.run(.reset)
+        #expect(cc.opcode == .reset)
+        #expect(fake.requestedTimeouts == [700, 400, 100])
+        #expect(runner.takeUnrelatedEvents() == [unrelated])
+        #expect(fake.isFullyConsumed)
+    }
+
+    @Test func creditsWaitForAFreeSlot() throws {
+        // Reset answered with ncmd 0: the next command waits for a NOP Command Complete (opcode 0).
+        let nop = CommandComplete(numHCICommandPackets: 1, opcode: Opcode(rawValue: 0), returnParameters: [])
+        let fake = ScriptedController([
+            .command(.reset, replies: [CommandComplete(numHCICommandPackets: 0, opcode: .reset, returnParameters: [0]).event]),
+            .receive(.event(nop.event.packet)),
+            C.okStep(.readLocalVersionInformation),
+        ])
+        let runner = HCICommandRunner(channel: fake)
+        try runner.run(.reset)
+        #expect(runner.credits == 0)
+        _ = try runner.send(.readLocalVersionInformation)
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        #expect(fake.sent.count == 2)
+    }
+
+    @Test func commandStatusAnswersCount() throws {
+        let fake = ScriptedController([
+            .command(.reset, replies: [CommandStatus(status: .commandDisallowed, numHCICommandPackets: 1, opcode: .reset).event]),
+        ])
+        #expect(throws: HCIError.commandFailed(opcode: .reset, status: .commandDisallowed)) { try HCICommandRunner(channel: fake).run(.reset) }
+    }
+
+    @Test func signalDuringACommandIsRemembered() throws {
+        // The signal arrives before the answer; the answer comes on the next wait.
+        let slow = ScriptedController([.command(.reset, replies: []), .receive(.signal(15)), .receive(.event(C.ok(.reset).packet))])
+        let runner = HCICommandRunner(channel: slow)
+        try runner.run(.reset)
+        #expect(runner.pendingSignal == 15)
+        #expect(slow.isFullyConsumed)
+    }
+
+    @Test func malformedAnswersNeverTrap() throws {
+        let fake = ScriptedController([
+            .command(.reset, replies: []),
+            .receive(.event([0x04, 0x0e, 0x09, 0x01])),            // plen past the end: skipped
+            .receive(.event([0x04, 0x0e, 0x01, 0x01])),            // Command Complete too short
+        ])
+        #expect(throws: HCIError.malformedEvent(opcode: .reset, .truncated(.truncated(field: "Command_Opcode", needed: 2, available: 0)))) {
+            try HCICommandRunner(channel: fake).run(.reset)
+        }
+    }
+
+    @Test func transportErrorsPassThrough() {
+        let fake = ScriptedController([.commandFails(.reset, .permissionDenied(call: "write", device: "hci0"))])
+        #expect(throws: HCIError.transport(.permissionDenied(call: "write", device: "hci0"))) { try HCICommandRunner(channel: fake).run(.reset) }
+        #expect(fake.isFullyConsumed)
+    }
+
+    @Test func stopTwiceAndInEitherMode() throws {
+        let caps = try Advertiser.probe(HCICommandRunner(channel: ScriptedController(C.probe(extended: true))))
+        let ext = AdvertisingPlan.stopCommands(family: .extended)
+        // Extended mode, our set on: disable + remove succeed. Second stop: both say Unknown Advertising Identifier.
+        let fake = ScriptedController(C.okSteps(ext) + ext.map { .command($0.command, replies: [C.fail($0.command, .unknownAdvertisingIdentifier)]) })
+        let runner = HCICommandRunner(channel: fake)
+        #expect(try Advertiser.stopActive(runner, caps: caps) == .extended)
+        #expect(try Advertiser.stopActive(runner, caps: caps) == .extended)
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        // Legacy mode: the extended disable gets 0x0c, the legacy disable follows; the second time too.
+        let legacyDisable = HCICommand.leSetAdvertisingEnable(false)
+        let legacyMode = ScriptedController([
+            .command(ext[0].command, replies: [C.fail(ext[0].command, .commandDisallowed)]), C.okStep(legacyDisable),
+            .command(ext[0].command, replies: [C.fail(ext[0].command, .commandDisallowed)]), .command(legacyDisable, replies: [C.fail(legacyDisable, .commandDisallowed)]),
+        ])
+        let r2 = HCICommandRunner(channel: legacyMode)
+        #expect(try Advertiser.stopActive(r2, caps: caps) == .legacy)
+        #expect(try Advertiser.stopActive(r2, caps: caps) == .legacy)
+        #expect(legacyMode.isFullyConsumed, "left: \(legacyMode.remaining)")
+    }
+}

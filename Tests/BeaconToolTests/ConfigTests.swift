@@ -1,0 +1,66 @@
+import BeaconKit
+import BeaconTestSupport
+@testable import BeaconTool
+import Foundation
+import Testing
+
+@Suite struct ConfigTests {
+    func temp(_ text: String) -> String {
+        let path = NSTemporaryDirectory() + "beacon-tx-\(UUID().uuidString).json"
+        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        return path
+    }
+
+    @Test func kioskDumpConfig() {
+        let r = tool(["dump-config", "--config", repoPath("Config/kiosk.json")])
+        #expect(r.code == 0, "\(r.err)")
+        expectSnapshot(r.out, "dump-config-kiosk.json")
+    }
+
+    @Test func precedenceDefaultsFileFlags() throws {
+        let defaults = tool(["dump-config"] + goldenFlags)
+        let d = try JSON.parse(defaults.out)
+        #expect(d["interval"] == .number(100))
+        #expect(d["connectable"] == .bool(false))
+        #expect(d["device"] == .null)
+        #expect(d["beacons"] == .array([.object([("uuid", .string(Golden.uuidText)), ("major", .number(1)), ("minor", .number(2)), ("measuredPower", .number(-59))])]))
+
+        let file = temp(#"{"device": "hci1", "interval": 200, "connectable": true, "txPower": -4, "beacons": [{"uuid": "E2C56DB5DFFB48D2B060D0F5A71096E0", "major": 5, "minor": 6, "measuredPower": -70, "identifier": "a"}]}"#)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let f = try JSON.parse(tool(["dump-config", "--config", file]).out)
+        #expect(f["device"] == .string("hci1"))
+        #expect(f["interval"] == .number(200))
+        #expect(f["connectable"] == .bool(true))
+        #expect(f["txPower"] == .number(-4))
+
+        let o = try JSON.parse(tool(["dump-config", "--config", file, "--device", "hci2", "--interval", "300", "--non-connectable", "--minor", "9", "--power", "-60"]).out)
+        #expect(o["device"] == .string("hci2"))
+        #expect(o["interval"] == .number(300))
+        #expect(o["connectable"] == .bool(false))
+        #expect(o["beacons"] == .array([.object([("identifier", .string("a")), ("uuid", .string(Golden.uuidText)), ("major", .number(5)), ("minor", .number(9)), ("measuredPower", .number(-60))])]))
+    }
+
+    @Test func minimalConfigGetsDefaults() throws {
+        let r = tool(["start", "--config", repoPath("Config/minimal.json"), "--dry-run", "--format", "hex"])
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.out.contains("0201061aff4c000215f7826da64fa24e988024bc5b71e0893e00640007c5"))
+    }
+
+    @Test func commentsAndTrailingCommasAreAccepted() throws {
+        let file = temp("""
+            // comment
+            { /* block */ "beacons": [ { "uuid": "\(Golden.uuidText)", "major": 1, "minor": 2, }, ], }
+            """)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let r = tool(["start", "--config", file, "--dry-run", "--format", "hex"])
+        #expect(r.code == 0, "\(r.err)")
+    }
+
+    @Test func jsonWriterAndReaderAgree() throws {
+        let v = JSON.object([("a", .array([.number(1), .number(-2.5), .null, .bool(true)])), ("b", .string("q\"\\\n\u{1}é"))])
+        #expect(try JSON.parse(v.pretty) == v)
+        #expect(try JSON.parse(v.compact) == v)
+        #expect(v.compact == #"{"a":[1,-2.5,null,true],"b":"q\"\\\n\u0001é"}"#)
+        #expect(throws: JSONParseError.self) { try JSON.parse(String(repeating: "[", count: 100)) }
+    }
+}

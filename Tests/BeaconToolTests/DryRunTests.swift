@@ -1,0 +1,125 @@
+import BeaconKit
+import BeaconTestSupport
+@testable import BeaconTool
+import Foundation
+import Testing
+
+@Suite struct DryRunTests {
+    @Test func hexLegacyEqualsTheGoldenPlan() {
+        let r = tool(["start"] + goldenFlags + ["--dry-run", "--format", "hex", "--controller", "legacy"])
+        #expect(r.code == 0)
+        #expect(r.err == "")
+        #expect(r.out == """
+            010a200100
+            0106200fa000a0000300000000000000000700
+            010820201e0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c500
+            010a200101
+
+            """)
+    }
+
+    @Test func hexExtendedEqualsTheGoldenPlan() {
+        let r = tool(["start"] + goldenFlags + ["--dry-run", "--format", "hex", "--controller", "extended"])
+        #expect(r.code == 0)
+        #expect(r.out == """
+            01392006000100000000
+            01362019001000a00000a00000070000000000000000007f0100010000
+            013720220003011e0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5
+            01392006010100000000
+
+            """)
+    }
+
+    @Test func textSnapshot() {
+        let r = tool(["start"] + goldenFlags + ["--dry-run"])
+        #expect(r.code == 0)
+        expectSnapshot(r.out, "start-text-legacy.txt")
+        let e = tool(["start"] + goldenFlags + ["--dry-run", "--controller", "extended", "--tx-power", "-8", "--connectable"])
+        expectSnapshot(e.out, "start-text-extended.txt")
+    }
+
+    @Test func hcitoolSnapshotAndRunnableLines() {
+        let r = tool(["start"] + goldenFlags + ["--dry-run", "--format", "hcitool", "--device", "hci1"])
+        #expect(r.code == 0)
+        expectSnapshot(r.out, "start-hcitool.txt")
+        let commands = r.out.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(commands.count == 4)
+        #expect(commands.allSatisfy { $0.hasPrefix("hcitool -i hci1 cmd 0x08 0x") })
+    }
+
+    @Test func kioskConfigSnapshot() {
+        let r = tool(["start", "--config", repoPath("Config/kiosk.json"), "--dry-run"])
+        #expect(r.code == 0, "\(r.err)")
+        expectSnapshot(r.out, "start-kiosk-text.txt")
+    }
+
+    @Test func btsnoopCapture() throws {
+        let r = tool(["start"] + goldenFlags + ["--dry-run", "--format", "btsnoop", "--controller", "extended"])
+        #expect(r.code == 0)
+        let records = try BTSnoop.decode(r.bytes)
+        #expect(records.count == 8)
+        #expect(records.filter { !$0.received }.map { Hex.encode($0.packet) } ==
+            AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard), family: .extended).start.map { Hex.encode($0.command.packet) })
+        for answer in records.filter(\.received) {
+            let cc = try CommandComplete(try HCIEvent(packet: answer.packet)).validated()
+            #expect(cc.status == .success)
+        }
+        // Binary never goes to a terminal.
+        let t = tool(["start"] + goldenFlags + ["--dry-run", "--format", "btsnoop"], terminal: true)
+        #expect(t.code == 64)
+        #expect(t.out == "")
+    }
+
+    @Test func outputFile() throws {
+        let path = NSTemporaryDirectory() + "beacon-tx-test-\(UUID().uuidString).txt"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = tool(["start"] + goldenFlags + ["--dry-run", "--format", "hex", "--output", path])
+        #expect(r.code == 0)
+        #expect(r.out == "")
+        #expect(try String(contentsOfFile: path, encoding: .utf8).hasPrefix("010a200100\n"))
+        let bad = tool(["start"] + goldenFlags + ["--dry-run", "--output", "/nonexistent-dir/x"])
+        #expect(bad.code == 73)
+    }
+
+    @Test func intervalRoundingIsReported() {
+        let r = tool(["start"] + goldenFlags + ["--dry-run", "--format", "hex", "--interval", "152.3"])
+        #expect(r.code == 0)
+        #expect(r.err == "beacon-tx: interval 152.3 ms rounded to 152.500 msec (0x00f4) (units of 0.625 ms)\n")
+        #expect(r.out.split(separator: "\n")[1] == "0106200ff400f4000300000000000000000700")
+        let exact = tool(["start"] + goldenFlags + ["--dry-run", "--format", "hex", "--interval", "152.5"])
+        #expect(exact.err == "")
+    }
+
+    @Test func uuidWithoutDashesAnyCase() {
+        let a = tool(["start", "--uuid", "e2c56db5dffb48d2b060d0f5a71096e0", "--major", "1", "--minor", "2", "--dry-run", "--format", "hex"])
+        let b = tool(["start"] + goldenFlags + ["--dry-run", "--format", "hex"])
+        #expect(a.code == 0 && a.out == b.out)
+    }
+
+    @Test func decodeFormats() {
+        let ad = tool(["decode", Golden.advertisingDataHex])
+        #expect(ad.code == 0)
+        expectSnapshot(ad.out, "decode-ad.txt")
+        let adJSON = tool(["decode", Golden.advertisingDataHex, "--json"])
+        expectSnapshot(adJSON.out, "decode-ad.json")
+        let cmd = tool(["decode", "01030c00", "--json"])
+        #expect(cmd.out.contains("\"name\": \"Reset\""))
+        let evt = tool(["decode", "04 0e 04 01 06 20 0c"])
+        #expect(evt.code == 0)
+        expectSnapshot(evt.out, "decode-event.txt")
+        let dataCmd = tool(["decode", "010820201e" + Golden.advertisingDataHex + "00", "--json"])
+        expectSnapshot(dataCmd.out, "decode-command.json")
+    }
+
+    @Test func helpAndVersion() {
+        let h = tool(["--help"])
+        #expect(h.code == 0)
+        expectSnapshot(h.out, "help.txt")
+        for c in ["start", "stop", "devices", "decode", "dump-config"] {
+            let r = tool([c, "--help"])
+            #expect(r.code == 0 && r.out.contains("usage: beacon-tx \(c)") && r.out.contains("examples:"), "\(c)")
+        }
+        expectSnapshot(tool(["start", "--help"]).out, "help-start.txt")
+        #expect(tool(["--version"]).out == "beacon-tx \(BeaconTX.version)\n")
+    }
+}
