@@ -85,6 +85,8 @@ import Testing
         var steps = C.probe(extended: true)
         steps.append(C.okStep(legacy.start[0].command))
         steps.append(.command(legacy.start[1].command, replies: [C.fail(legacy.start[1].command, .invalidHCICommandParameters)]))
+        // Nothing half-done: the stop plan follows the refusal.
+        steps += C.okSteps(legacy.stop)
         let fake = ScriptedController(steps)
         var log: [String] = []
         #expect(throws: StartError.command(.commandFailed(opcode: .leSetAdvertisingParameters, status: .invalidHCICommandParameters))) {

@@ -39,7 +39,10 @@ public enum Advertiser {
             try runAll(first.start, runner)
             return first
         } catch let e {
-            guard case .commandFailed(_, .commandDisallowed) = e, caps.supports(family.other) else { throw .command(e) }
+            guard case .commandFailed(_, .commandDisallowed) = e, caps.supports(family.other) else {
+                undo(first, after: e, runner)
+                throw .command(e)
+            }
             firstFailure = e
         }
         log("\(device): \(firstFailure); the controller is in \(family.other) advertising mode, switching to \(family.other) commands")
@@ -48,9 +51,19 @@ public enum Advertiser {
             try runAll(second.start, runner)
             return second
         } catch let e {
-            guard case .commandFailed(_, .commandDisallowed) = e else { throw .command(e) }
+            guard case .commandFailed(_, .commandDisallowed) = e else {
+                undo(second, after: e, runner)
+                throw .command(e)
+            }
             throw .bothFamiliesDisallowed(device: device, first: firstFailure, second: e)
         }
+    }
+
+    /// Leaves nothing half-done: after the controller refused a step (it answers, so it listens),
+    /// the stop plan of that family runs, best effort. Transport errors and timeouts skip this.
+    static func undo(_ plan: AdvertisingPlan, after error: HCIError, _ runner: HCICommandRunner) {
+        guard case .commandFailed = error else { return }
+        for step in plan.stop { _ = try? runner.send(step.command) }
     }
 
     /// Stops whichever family is active without touching the other: a legacy command would lock a

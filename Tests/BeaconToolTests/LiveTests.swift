@@ -1,0 +1,179 @@
+import BeaconKit
+import BeaconTestSupport
+@testable import BeaconTool
+import Testing
+
+/// `start`, `stop` and `devices` against scripted controllers: the whole conversation must match
+/// and be consumed, and every transport errno must become the right message and exit code.
+@Suite struct LiveTests {
+    typealias C = Controllers
+
+    func plan(_ family: AdvertisingFamily) throws -> AdvertisingPlan {
+        AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard), family: family)
+    }
+
+    func host(_ steps: [ScriptedController.Step], up: Bool = true) -> (FakeHost, ScriptedController) {
+        let fake = ScriptedController(steps)
+        return (FakeHost(devices: [C.device(0, up: up), C.device(1)], channels: [0: fake]), fake)
+    }
+
+    @Test func startAutoUsesExtendedAndStopsOnSIGTERM() throws {
+        let p = try plan(.extended)
+        let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start) + [.receive(.signal(15))] + C.okSteps(p.stop))
+        let r = tool(["start"] + goldenFlags, host: h)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        #expect(fake.mismatches.isEmpty, "\(fake.mismatches)")
+        #expect(h.log == ["open hci0 +signals"])
+        #expect(r.out.isEmpty)
+        #expect(r.err.contains("advertising E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 major 1 minor 2 power -59 dBm on hci0 (extended commands"))
+        #expect(r.err.contains("signal 15: advertising stopped on hci0"))
+        // The last command is the stop plan's remove; the one before disables the set.
+        #expect(fake.sent.suffix(2).map { Hex.encode($0) } == ["01392006000100000000", "013c200100"])
+    }
+
+    @Test func startLegacyForcedSendsExactlyTheDryRunPlan() throws {
+        let p = try plan(.legacy)
+        let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start) + [.receive(.signal(2))] + C.okSteps(p.stop))
+        let r = tool(["start"] + goldenFlags + ["--controller", "legacy"], host: h)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        let dry = tool(["start"] + goldenFlags + ["--controller", "legacy", "--dry-run", "--format", "hex"])
+        let probeCount = C.probe(extended: true).count
+        #expect(fake.sent[probeCount..<(probeCount + 4)].map { Hex.encode($0) + "\n" }.joined() == dry.out)
+    }
+
+    @Test func startFallsBackWhenTheKernelUsedExtended() throws {
+        let legacy = try plan(.legacy), ext = try plan(.extended)
+        var steps = C.probe(extended: true)
+        steps.append(.command(legacy.start[0].command, replies: [C.fail(legacy.start[0].command, .commandDisallowed)]))
+        steps.append(.command(legacy.start[1].command, replies: [C.fail(legacy.start[1].command, .commandDisallowed)]))
+        steps += C.okSteps(ext.start) + [.receive(.signal(15))] + C.okSteps(ext.stop)
+        let (h, fake) = host(steps)
+        let r = tool(["start"] + goldenFlags + ["--controller", "legacy"], host: h)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        #expect(r.err.contains("switching to extended commands"))
+    }
+
+    @Test func detachLeavesAdvertisingOn() throws {
+        let p = try plan(.extended)
+        let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start))
+        let r = tool(["start"] + goldenFlags + ["--detach"], host: h)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(fake.isFullyConsumed)
+        #expect(h.log == ["open hci0"])
+        #expect(r.err.contains("beacon-tx stop --device hci0"))
+    }
+
+    @Test func signalDuringStartStillStops() throws {
+        let p = try plan(.legacy)
+        var steps = C.probe(extended: false)
+        steps.append(.command(p.start[0].command, replies: []))
+        steps.append(.receive(.signal(2)))
+        steps.append(.receive(.event(C.ok(p.start[0].command).packet)))
+        steps += C.okSteps(Array(p.start.dropFirst())) + C.okSteps(p.stop)
+        let (h, fake) = host(steps)
+        let r = tool(["start"] + goldenFlags, host: h)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+    }
+
+    @Test func downDeviceIsBroughtUpAndResetOnRequest() throws {
+        let p = try plan(.legacy)
+        let (h, fake) = host(C.probe(extended: false) + C.okSteps(p.start), up: false)
+        let r = tool(["start"] + goldenFlags + ["--detach", "--reset", "--device", "hci0"], host: h)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(h.log == ["up hci0", "reset hci0", "open hci0"])
+        #expect(r.err.contains("hci0 is down; bringing it up (HCIDEVUP)"))
+        #expect(fake.isFullyConsumed)
+    }
+
+    @Test func stopTwice() throws {
+        let ext = AdvertisingPlan.stopCommands(family: .extended)
+        let (h, fake) = host(C.probe(extended: true) + C.okSteps(ext))
+        #expect(tool(["stop"], host: h).code == 0)
+        #expect(fake.isFullyConsumed)
+        fake.append(C.probe(extended: true) + ext.map { .command($0.command, replies: [C.fail($0.command, .unknownAdvertisingIdentifier)]) })
+        let again = tool(["stop", "--device", "hci0"], host: h)
+        #expect(again.code == 0, "\(again.err)")
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+    }
+
+    @Test func devicesJSON() throws {
+        let (h, fake) = host(C.probe(extended: true))
+        h.deviceList[1].isUp = false
+        let r = tool(["devices", "--json"], host: h)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(fake.isFullyConsumed)
+        expectSnapshot(r.out, "devices.json")
+        let list = try JSON.parse(r.out)
+        guard case let .array(items) = list else { Issue.record("not a list"); return }
+        #expect(items.count == 2)
+        #expect(items[0]["extendedAdvertising"] == .bool(true))
+        #expect(items[0]["advertisingSets"] == .number(16))
+    }
+
+    // MARK: errors
+
+    @Test func noBluetoothInTheKernel() {
+        let r = tool(["start"] + goldenFlags)
+        #expect(r.code == 69)
+        #expect(r.err == "beacon-tx start: socket(AF_BLUETOOTH): this kernel has no Bluetooth support (EAFNOSUPPORT); load the bluetooth module or use a kernel built with CONFIG_BT\n")
+    }
+
+    @Test func unknownDeviceNamesTheOnesThatExist() {
+        let (h, _) = host([])
+        let r = tool(["start"] + goldenFlags + ["--device", "hci9"], host: h)
+        #expect(r.code == 69)
+        #expect(r.err == "beacon-tx start: no such device hci9 (available: hci0, hci1)\n")
+    }
+
+    @Test func permissionDeniedOnWriteExits77WithTheRemedy() {
+        let (h, _) = host([.commandFails(.readLocalVersionInformation, .permissionDenied(call: "write", device: "hci0"))])
+        let r = tool(["start"] + goldenFlags, host: h)
+        #expect(r.code == 77)
+        #expect(r.err.contains("setcap cap_net_raw,cap_net_admin+eip"))
+        #expect(r.err.split(separator: "\n").count == 1)
+    }
+
+    @Test func permissionDeniedOnUp() {
+        let (h, _) = host([], up: false)
+        h.upError = .permissionDenied(call: "ioctl(HCIDEVUP)", device: "hci0")
+        let r = tool(["start"] + goldenFlags + ["--device", "hci0"], host: h)
+        #expect(r.code == 77)
+        #expect(r.err.contains("ioctl(HCIDEVUP) on hci0: Operation not permitted"))
+    }
+
+    @Test func rfkillAndBusyAndTimeout() {
+        let (h1, _) = host([])
+        h1.openError = .rfkilled(call: "bind", device: "hci0")
+        let a = tool(["start"] + goldenFlags + ["--device", "hci0"], host: h1)
+        #expect(a.code == 69 && a.err.contains("rfkill unblock bluetooth"))
+
+        let (h2, _) = host([.commandFails(.readLocalVersionInformation, .busy(call: "write", device: "hci0"))])
+        let b = tool(["start"] + goldenFlags + ["--device", "hci0"], host: h2)
+        #expect(b.code == 69 && b.err.contains("busy"))
+
+        let (h3, fake) = host([.command(.readLocalVersionInformation, replies: [])])
+        let c = tool(["start"] + goldenFlags + ["--device", "hci0", "--timeout", "500"], host: h3)
+        #expect(c.code == 69)
+        #expect(c.err == "beacon-tx start: Read Local Version Information (0x1001): no answer from the controller within 500 ms (controller not answering; check the device, try --reset or a longer --timeout)\n")
+        #expect(fake.isFullyConsumed)
+    }
+
+    @Test func forcedExtendedOnALegacyController() {
+        let (h, _) = host(C.probe(hciVersion: 6, extended: false))
+        let r = tool(["start"] + goldenFlags + ["--controller", "extended"], host: h)
+        #expect(r.code == 69)
+        #expect(r.err.contains("hci0 does not support extended advertising"))
+    }
+
+    @Test func verboseTracesEveryCommand() throws {
+        let p = try plan(.legacy)
+        let (h, _) = host(C.probe(extended: false) + C.okSteps(p.start))
+        let r = tool(["start"] + goldenFlags + ["--detach", "--verbose"], host: h)
+        #expect(r.code == 0)
+        #expect(r.err.contains("< LE Set Advertising Data (0x08|0x0008) plen 32\n> Command Complete (0x0e) LE Set Advertising Data (0x08|0x0008) ncmd 1: Success (0x00)\n"))
+    }
+}
