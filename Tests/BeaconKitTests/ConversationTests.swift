@@ -170,11 +170,16 @@ import Testing
     @Test func stopTwiceAndInEitherMode() throws {
         let caps = try Advertiser.probe(HCICommandRunner(channel: ScriptedController(C.probe(extended: true))))
         let ext = AdvertisingPlan.stopCommands(family: .extended)
-        // Extended mode, our set on: disable + remove succeed. Second stop: both say Unknown Advertising Identifier.
-        let fake = ScriptedController(C.okSteps(ext) + ext.map { .command($0.command, replies: [C.fail($0.command, .unknownAdvertisingIdentifier)]) })
+        // Extended mode, our set on: disable + remove succeed. Second stop: the set is gone (0x42), so the
+        // legacy disable follows and gets Command Disallowed from a controller in extended mode.
+        let legacyOff = HCICommand.leSetAdvertisingEnable(false)
+        let fake = ScriptedController(C.okSteps(ext) + [
+            .command(ext[0].command, replies: [C.fail(ext[0].command, .unknownAdvertisingIdentifier)]),
+            .command(legacyOff, replies: [C.fail(legacyOff, .commandDisallowed)]),
+        ])
         let runner = HCICommandRunner(channel: fake)
         #expect(try Advertiser.stopActive(runner, caps: caps) == .extended)
-        #expect(try Advertiser.stopActive(runner, caps: caps) == .extended)
+        #expect(try Advertiser.stopActive(runner, caps: caps) == .legacy)
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
         // Legacy mode: the extended disable gets 0x0c, the legacy disable follows; the second time too.
         let legacyDisable = HCICommand.leSetAdvertisingEnable(false)

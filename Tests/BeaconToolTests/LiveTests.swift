@@ -94,7 +94,11 @@ import Testing
         let (h, fake) = host(C.probe(extended: true) + C.okSteps(ext))
         #expect(tool(["stop"], host: h).code == 0)
         #expect(fake.isFullyConsumed)
-        fake.append(C.probe(extended: true) + ext.map { .command($0.command, replies: [C.fail($0.command, .unknownAdvertisingIdentifier)]) })
+        let legacyOff = HCICommand.leSetAdvertisingEnable(false)
+        fake.append(C.probe(extended: true) + [
+            .command(ext[0].command, replies: [C.fail(ext[0].command, .unknownAdvertisingIdentifier)]),
+            .command(legacyOff, replies: [C.fail(legacyOff, .commandDisallowed)]),
+        ])
         let again = tool(["stop", "--device", "hci0"], host: h)
         #expect(again.code == 0, "\(again.err)")
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")

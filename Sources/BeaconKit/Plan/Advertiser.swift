@@ -11,9 +11,15 @@ public enum Advertiser {
             caps.leFeatures = Array(try runner.run(.leReadLocalSupportedFeatures).returnParameters.dropFirst())
         }
         if caps.supportsExtendedAdvertising {
-            var r = ByteReader(try runner.run(.leReadMaximumAdvertisingDataLength).returnParameters.dropFirst())
-            caps.maximumAdvertisingDataLength = try? r.readUInt16LE()
-            caps.numberOfSupportedAdvertisingSets = try runner.run(.leReadNumberOfSupportedAdvertisingSets).returnParameters.dropFirst().first
+            // Informational only: some controllers (BlueZ's emulator among them) list these commands
+            // as supported yet answer Unknown HCI Command; a refusal leaves the value unknown.
+            let length = try runner.send(.leReadMaximumAdvertisingDataLength)
+            if length.status == .success {
+                var r = ByteReader(length.returnParameters.dropFirst())
+                caps.maximumAdvertisingDataLength = try? r.readUInt16LE()
+            }
+            let sets = try runner.send(.leReadNumberOfSupportedAdvertisingSets)
+            if sets.status == .success { caps.numberOfSupportedAdvertisingSets = sets.returnParameters.dropFirst().first }
         }
         return caps
     }
@@ -66,20 +72,21 @@ public enum Advertiser {
         for step in plan.stop { _ = try? runner.send(step.command) }
     }
 
-    /// Stops whichever family is active without touching the other: a legacy command would lock a
-    /// fresh controller to legacy mode. Extended first (when supported): success or Unknown Advertising
-    /// Identifier means extended mode (our set is now off and removed); Command Disallowed means the
-    /// controller is in legacy mode, so the legacy disable follows. Returns the family that was stopped.
+    /// Stops whichever family is active without locking a fresh controller to legacy mode when it
+    /// need not. Extended first (when supported): Success means our set was on, so it is removed and
+    /// nothing legacy is sent. Unknown Advertising Identifier (no set of ours) or Command Disallowed
+    /// (legacy mode) lead to the legacy disable, whose Command Disallowed (extended mode, nothing
+    /// legacy on) counts as already stopped. Returns the family whose disable took effect last.
     @discardableResult
     public static func stopActive(_ runner: HCICommandRunner, caps: ControllerCapabilities, advertisingHandle: UInt8 = 0) throws(HCIError) -> AdvertisingFamily {
         if caps.supportsExtendedAdvertising {
             let steps = AdvertisingPlan.stopCommands(family: .extended, advertisingHandle: advertisingHandle)
             let disable = try runner.send(steps[0].command)
-            if disable.status != .commandDisallowed {
-                try check(disable, steps[0])
+            if disable.status == .success {
                 for step in steps.dropFirst() { try runner.run(step) }
                 return .extended
             }
+            try check(disable, steps[0])
         }
         for step in AdvertisingPlan.stopCommands(family: .legacy) { try runner.run(step) }
         return .legacy

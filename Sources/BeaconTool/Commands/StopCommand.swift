@@ -22,7 +22,7 @@ enum StopCommand: Subcommand {
         let session = try DeviceSession.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose")), ctx)
         let family: AdvertisingFamily
         do { family = try Advertiser.stopActive(session.runner, caps: session.caps) } catch { throw CLIError(error) }
-        ctx.note("advertising stopped on \(session.name) (\(family) commands)")
+        ctx.note("advertising is off on \(session.name) (checked with \(family) commands)")
         return .success
     }
 }
