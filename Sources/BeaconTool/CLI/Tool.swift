@@ -58,7 +58,7 @@ public enum BeaconTX {
     public static let version = "0.1.0"
 
     static let subcommands: [any Subcommand.Type] = [
-        StartCommand.self, StopCommand.self, DevicesCommand.self,
+        StartCommand.self, StopCommand.self, DevicesCommand.self, ScanCommand.self,
         DecodeCommand.self, DumpConfigCommand.self,
     ]
 

@@ -1,0 +1,246 @@
+import BeaconKit
+
+/// `beacon-tx scan`: ranging and region monitoring with CoreLocation's semantics.
+enum ScanCommand: Subcommand {
+    static let name = "scan"
+    static let summary = "range and monitor iBeacons like CoreLocation (enter/exit, proximity, distance)"
+    static let usage = "beacon-tx scan [--device hciN] [--region UUID[:MAJOR[:MINOR]]]... [options]"
+    static let options: [OptionSpec] = [
+        .value("--device", "hciN", "controller (default: the first LE controller)"),
+        .value("--region", "UUID[:MAJOR[:MINOR]]", "monitor and range this region (repeatable; default: range every iBeacon)", repeatable: true),
+        .value("--duration", "s", "stop after this many seconds, 0.1–86400 (default: until Ctrl-C / SIGTERM)"),
+        .value("--exit-timeout", "s", "report exit after this long without a matching beacon, 1–3600 (default 30)"),
+        .value("--path-loss", "n", "path-loss exponent for distance, 1–6 (default 2: free space; 2–4 indoors)"),
+        .flag("--json", "JSON Lines: one object per ranging update or region event"),
+        .flag("--all", "also list advertisements that are not iBeacons"),
+        .flag("--active", "active scanning (send scan requests)"),
+        .value("--timeout", "ms", "wait this long for each controller answer, 100–60000 (default 2000)"),
+        .flag("--verbose", "log every HCI command and event (btmon style) on stderr"),
+    ]
+    static let examples = [
+        "sudo beacon-tx scan",
+        "sudo beacon-tx scan --region E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1 --json",
+        "sudo beacon-tx scan --device hci1 --duration 10 --all --json | jq -c 'select(.event == \"range\")'",
+    ]
+
+    /// A ranging update per beacon at most this often, like CoreLocation's ~1 Hz callbacks.
+    static let rangingInterval = 1.0
+
+    struct Setup {
+        var regions: [BeaconRegion] = []
+        var duration: Double?
+        var exitTimeout = RegionMonitor.defaultExitTimeout
+        var pathLoss = PathLossModel.freeSpace
+        var json = false
+        var all = false
+        var active = false
+    }
+
+    static func parse(_ a: ParsedArguments) throws(CLIError) -> Setup {
+        guard a.positionals.isEmpty else { throw .usage("unexpected argument '\(a.positionals[0])'; see beacon-tx scan --help") }
+        var s = Setup()
+        for text in a.all("--region") {
+            do { s.regions.append(try BeaconRegion(parsing: text)) } catch { throw .usage("--region '\(text)': \(error)") }
+        }
+        if let t = a.value("--duration") { s.duration = try Validate.number("--duration", t, 0.1...86400, unit: "s") }
+        if let t = a.value("--exit-timeout") { s.exitTimeout = try Validate.number("--exit-timeout", t, 1...3600, unit: "s") }
+        if let t = a.value("--path-loss") {
+            let n = try Validate.number("--path-loss", t, PathLossModel.exponentRange, unit: "")
+            s.pathLoss = PathLossModel(exponent: n) ?? .freeSpace
+        }
+        s.json = a.has("--json")
+        s.all = a.has("--all")
+        s.active = a.has("--active")
+        return s
+    }
+
+    static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
+        let setup = try parse(a)
+        var device: UInt16?
+        if let d = a.value("--device") { device = try Validate.device("--device", d) }
+        let timeout = try a.value("--timeout").map { (t: String) throws(CLIError) in try Validate.integer("--timeout", t, 100...60000) }
+            ?? Settings.defaultTimeoutMilliseconds
+        let session = try DeviceSession.open(.init(device: device, timeoutMilliseconds: timeout, verbose: a.has("--verbose"), watchSignals: true), ctx)
+        var scanner = Scanner(setup: setup, ctx: ctx)
+        let plan = try startScanning(session, setup, ctx)
+        ctx.note("scanning on \(session.name) (\(plan.family) commands\(setup.active ? ", active" : ", passive"))"
+                 + (setup.regions.isEmpty ? "" : "; regions: " + setup.regions.map(\.description).joined(separator: ", ")))
+        let end = setup.duration.map { ctx.monotonicMilliseconds() + Int64($0 * 1000) }
+        var signal = session.runner.pendingSignal
+        for event in session.runner.takeUnrelatedEvents() { scanner.handle(event.packet) }
+        while signal == nil {
+            let now = ctx.monotonicMilliseconds()
+            var wait: Int64 = -1
+            if let end { wait = max(0, end - now) }
+            if let deadline = scanner.monitor.nextDeadline {
+                let ms = max(0, Int64((deadline * 1000).rounded(.up)) - now)
+                wait = wait < 0 ? ms : min(wait, ms)
+            }
+            let received: HCIReceive
+            do { received = try session.channel.receive(timeoutMilliseconds: Int(clamping: wait)) } catch { throw CLIError(error) }
+            switch received {
+            case let .signal(n): signal = n
+            case let .event(bytes): scanner.handle(bytes)
+            case .timedOut: break
+            }
+            scanner.tick()
+            if let end, ctx.monotonicMilliseconds() >= end { break }
+        }
+        do {
+            for step in plan.stop { try session.runner.run(step) }
+        } catch { throw CLIError(error) }
+        ctx.note((signal.map { "signal \($0): " } ?? "") + "scanning stopped on \(session.name): \(scanner.reportCount) report(s), \(scanner.seen.count) beacon(s)")
+        return .success
+    }
+
+    /// Runs the start plan of the family the controller supports; on Command Disallowed (the
+    /// controller is locked to legacy commands) falls back to legacy once.
+    static func startScanning(_ session: DeviceSession, _ setup: Setup, _ ctx: ToolContext) throws(CLIError) -> ScanPlan {
+        let family: ScanFamily = session.caps.supportsExtendedScanning ? .extended : .legacy
+        do {
+            return try startScanning(family, session, setup)
+        } catch .commandFailed(let opcode, .commandDisallowed) where family == .extended {
+            ctx.note("\(session.name): \(HCIError.commandFailed(opcode: opcode, status: .commandDisallowed)); trying legacy scan commands")
+            do { return try startScanning(.legacy, session, setup) } catch { throw CLIError(error) }
+        } catch {
+            throw CLIError(error)
+        }
+    }
+
+    static func startScanning(_ family: ScanFamily, _ session: DeviceSession, _ setup: Setup) throws(HCIError) -> ScanPlan {
+        // The defaults (10 ms interval and window) are inside both families' ranges.
+        guard let plan = try? ScanPlan(family: family, options: ScanOptions(active: setup.active)) else {
+            throw .commandFailed(opcode: .leSetScanParameters, status: .invalidHCICommandParameters)
+        }
+        for step in plan.start { try session.runner.run(step) }
+        return plan
+    }
+
+    /// The receive-side state: ranging, monitoring, output.
+    struct Scanner {
+        let setup: Setup
+        let ctx: ToolContext
+        var ranger: BeaconRanger
+        var monitor: RegionMonitor
+        var lastEmitted: [BeaconIdentity: Double] = [:]
+        var seen: Set<BeaconIdentity> = []
+        var reportCount = 0
+
+        init(setup: Setup, ctx: ToolContext) {
+            self.setup = setup
+            self.ctx = ctx
+            ranger = BeaconRanger(configuration: RangingConfiguration(pathLoss: setup.pathLoss))
+            monitor = RegionMonitor(regions: setup.regions, exitTimeout: setup.exitTimeout)
+        }
+
+        var now: Double { Double(ctx.monotonicMilliseconds()) / 1000 }
+
+        func wanted(_ id: BeaconIdentity) -> Bool { setup.regions.isEmpty || setup.regions.contains { $0.matches(id) } }
+
+        mutating func handle(_ packet: [UInt8]) {
+            let t = now
+            guard let batch = AdvertisingReports.decodePartial(eventPacket: packet) else { return }
+            if let error = batch.error { ctx.note("malformed advertising report skipped: \(error)") }
+            for report in batch.reports {
+                reportCount += 1
+                guard let observation = BeaconObservation(report: report, timestamp: t) else {
+                    if setup.all { emit(advertisement: report) }
+                    continue
+                }
+                let id = observation.identity
+                guard wanted(id) else {
+                    if setup.all { emit(advertisement: report) }
+                    continue
+                }
+                seen.insert(id)
+                ranger.observe(observation)
+                for event in monitor.observe(observation) { emit(event) }
+                if lastEmitted[id].map({ t - $0 >= ScanCommand.rangingInterval }) ?? true,
+                   let ranged = ranger.range(now: t).first(where: { $0.identity == id }) {
+                    lastEmitted[id] = t
+                    emit(ranged, addressType: observation.addressType)
+                }
+            }
+        }
+
+        mutating func tick() {
+            for event in monitor.tick(now: now) { emit(event) }
+        }
+
+        func emit(_ r: RangedBeacon, addressType: AdvertisingReport.AddressType) {
+            let wall = ctx.wallClockSeconds()
+            if setup.json {
+                ctx.stdout(JSON.object([
+                    ("event", .string("range")), ("time", .number(rounded(wall, 3))),
+                    ("uuid", .string(r.identity.uuid.description)), ("major", .number(Double(r.identity.major))),
+                    ("minor", .number(Double(r.identity.minor))), ("measuredPower", .number(Double(r.measuredPower))),
+                    ("address", .string(r.address)), ("addressType", .string(addressTypeName(addressType))),
+                    ("rssi", r.rssi.map { .number(Double($0)) } ?? .null),
+                    ("smoothedRssi", r.smoothedRSSI.map { .number(rounded($0, 1)) } ?? .null),
+                    ("samples", .number(Double(r.sampleCount))),
+                    ("distance", r.distance.map { .number(rounded($0, 2)) } ?? .null),
+                    ("proximity", .string(r.proximity.description)),
+                ]).compact)
+            } else {
+                let rssi = r.rssi.map { "rssi \($0) dBm (avg \(r.smoothedRSSI.map { String(rounded($0, 1)) } ?? "?"))" } ?? "rssi n/a"
+                let distance = r.distance.map { "~\(rounded($0, 2)) m" } ?? "distance unknown"
+                ctx.stdout("\(clock(wall)) range \(r.identity.uuid) major \(r.identity.major) minor \(r.identity.minor)  \(rssi)  power \(r.measuredPower)  \(distance)  \(r.proximity)  \(r.address)")
+            }
+        }
+
+        func emit(_ e: RegionEvent) {
+            let wall = ctx.wallClockSeconds()
+            let kind: String
+            switch e { case .enter: kind = "enter"; case .exit: kind = "exit" }
+            let region = e.region
+            if setup.json {
+                ctx.stdout(JSON.object([
+                    ("event", .string(kind)), ("time", .number(rounded(wall, 3))), ("region", .string(region.description)),
+                    ("uuid", .string(region.uuid.description)),
+                    ("major", region.major.map { .number(Double($0)) } ?? .null),
+                    ("minor", region.minor.map { .number(Double($0)) } ?? .null),
+                ]).compact)
+            } else {
+                ctx.stdout("\(clock(wall)) \(kind) \(region)")
+            }
+        }
+
+        func emit(advertisement r: AdvertisingReport) {
+            let wall = ctx.wallClockSeconds()
+            if setup.json {
+                ctx.stdout(JSON.object([
+                    ("event", .string("advertisement")), ("time", .number(rounded(wall, 3))), ("address", .string(r.address)),
+                    ("addressType", .string(addressTypeName(r.addressType))), ("rssi", r.rssi.map { .number(Double($0)) } ?? .null),
+                    ("extended", .bool(r.isExtended)), ("data", .string(Hex.encode(r.data))),
+                ]).compact)
+            } else {
+                ctx.stdout("\(clock(wall)) adv \(r.address) rssi \(r.rssi.map(String.init) ?? "n/a") \(Hex.encode(r.data))")
+            }
+        }
+
+        /// `HH:MM:SS` UTC.
+        func clock(_ wall: Double) -> String {
+            let s = Int(wall) % 86400
+            func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+            return "\(two(s / 3600)):\(two(s / 60 % 60)):\(two(s % 60))"
+        }
+    }
+
+    /// JSON names of address types.
+    static func addressTypeName(_ t: AdvertisingReport.AddressType) -> String {
+        switch t {
+        case .publicDevice: return "public"
+        case .randomDevice: return "random"
+        case .publicIdentity: return "publicIdentity"
+        case .randomIdentity: return "randomIdentity"
+        case .anonymous: return "anonymous"
+        default: return "0x" + Hex.encode([t.rawValue])
+        }
+    }
+
+    static func rounded(_ v: Double, _ places: Int) -> Double {
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        return (v * scale).rounded() / scale
+    }
+}
