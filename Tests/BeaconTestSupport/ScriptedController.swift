@@ -27,6 +27,10 @@ public final class ScriptedController: HCIChannel {
     /// Timeouts the code asked for, in order.
     public private(set) var requestedTimeouts: [Int] = []
 
+    /// Called with the requested timeout whenever a wait times out, so a test clock can advance
+    /// as a real wait would.
+    public var onTimeout: ((Int) -> Void)?
+
     public init(_ steps: [Step]) { self.steps = steps }
 
     public var isFullyConsumed: Bool { position == steps.count && inbound.isEmpty }
@@ -70,6 +74,7 @@ public final class ScriptedController: HCIChannel {
             switch steps[position] {
             case let .receive(r):
                 position += 1
+                if r == .timedOut { onTimeout?(timeoutMilliseconds) }
                 return r
             case let .receiveFails(e):
                 position += 1
@@ -79,6 +84,7 @@ public final class ScriptedController: HCIChannel {
             }
         }
         timeouts += 1
+        onTimeout?(timeoutMilliseconds)
         return .timedOut
     }
 }

@@ -16,9 +16,15 @@ final class Capture: @unchecked Sendable {
     var out = "", err = "", bytes: [UInt8] = []
 }
 
-func tool(_ args: [String], host: FakeHost? = nil, terminal: Bool = false, clock: Int64 = 0) -> ToolRun {
+/// A test clock: every read moves 1 ms; a scripted timeout moves it by the wait.
+final class TestClock: @unchecked Sendable {
+    var milliseconds: Int64 = 1_000_000
+    func read() -> Int64 { milliseconds += 1; return milliseconds }
+    func attach(_ c: ScriptedController) { c.onTimeout = { [unowned self] in self.milliseconds += Int64(max(0, $0)) } }
+}
+
+func tool(_ args: [String], host: FakeHost? = nil, terminal: Bool = false, clock: TestClock = TestClock()) -> ToolRun {
     let c = Capture()
-    var now = clock
     let ctx = ToolContext(
         stdout: { c.out += $0 + "\n" }, stderr: { c.err += $0 + "\n" },
         stdoutBytes: { c.bytes += $0; c.out += String(decoding: $0, as: UTF8.self) },
@@ -27,7 +33,7 @@ func tool(_ args: [String], host: FakeHost? = nil, terminal: Bool = false, clock
             guard let host else { throw .bluetoothUnsupported }
             return host
         },
-        monotonicMilliseconds: { now += 1; return now },
+        monotonicMilliseconds: { clock.read() },
         wallClockSeconds: { 1_800_000_000 })
     let code = BeaconTX.run(args, ctx)
     return ToolRun(code: code, out: c.out, err: c.err, bytes: c.bytes)
