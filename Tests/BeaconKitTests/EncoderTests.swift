@@ -134,3 +134,14 @@ import Testing
         #expect(IBeacon(advertisingData: [0x1A, 0xFF, 0x4C]) == nil)
     }
 }
+
+@Suite struct DeviceNameTests {
+    @Test func namesAndIndexes() {
+        #expect(HCIDeviceInfo.id(fromName: "hci0") == 0)
+        #expect(HCIDeviceInfo.id(fromName: "7") == 7)
+        #expect(HCIDeviceInfo.id(fromName: "hci65534") == 65534)
+        for bad in ["", "hci", "hci65535", "hci99999999999", "-1", "+1", "hci 0", "HCI0", "hci0x", "wlan0", "hci٣"] {
+            #expect(HCIDeviceInfo.id(fromName: bad) == nil, "\(bad)")
+        }
+    }
+}

@@ -22,6 +22,22 @@ public struct HCIDeviceInfo: Hashable, Sendable {
     public var id: UInt16
     /// `hci0`.
     public var name: String { "hci\(id)" }
+
+    /// Parses a controller name as the kernel spells it, `hci0`, or a bare index, `0`. Nil for
+    /// anything else (signs, spaces, non-ASCII digits) and for indexes from 0xFFFF (HCI_DEV_NONE) up,
+    /// so `hci99999999999` is nil, not a trap.
+    public static func id(fromName name: String) -> UInt16? {
+        var digits = Substring(name)
+        if digits.hasPrefix("hci") { digits = digits.dropFirst(3) }
+        guard !digits.isEmpty else { return nil }
+        var value: UInt32 = 0
+        for c in digits.utf8 {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c) else { return nil }
+            value = value * 10 + UInt32(c - UInt8(ascii: "0"))
+            guard value < 0xFFFF else { return nil }
+        }
+        return UInt16(value)
+    }
     /// BD_ADDR, `00:AA:01:00:00:23`.
     public var address: String
     public var isUp: Bool

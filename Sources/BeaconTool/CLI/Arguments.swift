@@ -106,10 +106,8 @@ enum Validate {
 
     /// `hci0`, `hci1`, ... (or a bare index).
     static func device(_ field: String, _ text: String, code: ExitCode = .usage) throws(CLIError) -> UInt16 {
-        var t = Substring(text)
-        if t.hasPrefix("hci") { t = t.dropFirst(3) }
-        guard !t.isEmpty, t.allSatisfy({ $0.isASCII && $0.isNumber }), let id = UInt16(t), id < 0x4000 else {
-            throw CLIError(code, "\(field): '\(text)' is not a device name (accepted hci0–hci16383)")
+        guard let id = HCIDeviceInfo.id(fromName: text) else {
+            throw CLIError(code, "\(field): '\(text)' is not a device name (accepted hci0–hci65534)")
         }
         return id
     }

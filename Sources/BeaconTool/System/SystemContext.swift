@@ -13,18 +13,16 @@ extension ToolContext {
             stdoutBytes: { bytes in try? FileIO.writeAll(STDOUT_FILENO, bytes, what: "stdout") },
             stdoutIsTerminal: FileIO.isTerminal(STDOUT_FILENO),
             makeHost: { () throws(TransportError) -> HCIHost in RawHCIHost() },
-            monotonicMilliseconds: { clockMilliseconds(CLOCK_MONOTONIC) },
-            wallClockSeconds: { Double(clockMilliseconds(CLOCK_REALTIME)) / 1000 }
+            monotonicMilliseconds: { HCISocket.monotonicMilliseconds() },
+            wallClockSeconds: {
+                var ts = timespec()
+                clock_gettime(CLOCK_REALTIME, &ts)
+                return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+            }
         )
     }
 
     static func writeLine(_ line: String, to fd: Int32) {
         try? FileIO.writeAll(fd, Array((line + "\n").utf8), what: fd == STDOUT_FILENO ? "stdout" : "stderr")
-    }
-
-    static func clockMilliseconds(_ clock: clockid_t) -> Int64 {
-        var ts = timespec()
-        clock_gettime(clock, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 }

@@ -31,3 +31,6 @@ struct MonotonicInstant: Comparable {
 
     static func < (a: MonotonicInstant, b: MonotonicInstant) -> Bool { a.nanoseconds < b.nanoseconds }
 }
+
+/// Milliseconds on CLOCK_MONOTONIC, for the command runner's deadlines and scan timing.
+public func monotonicMilliseconds() -> Int64 { MonotonicInstant.now().nanoseconds / 1_000_000 }
