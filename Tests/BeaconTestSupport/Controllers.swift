@@ -38,8 +38,7 @@ public enum Controllers {
         .leSetExtendedScanParameters, .leSetExtendedScanEnable,
     ]
 
-    /// The probe conversation of a controller: HCI version, commands, LE features (bit 12 when extended),
-    /// and for extended the max data length (251) and number of sets (16).
+    /// The probe conversation of a controller: HCI version, commands, LE features (bit 12 when extended).
     public static func probe(hciVersion: UInt8 = 9, extended: Bool) -> [ScriptedController.Step] {
         let version = CommandComplete(numHCICommandPackets: 1, opcode: .readLocalVersionInformation,
                                       returnParameters: [0x00, hciVersion, 0x00, 0x00, hciVersion, 0xF1, 0x05, 0x00, 0x00])
@@ -52,13 +51,17 @@ public enum Controllers {
             .command(.readLocalSupportedCommands, replies: [commands.event]),
             .command(.leReadLocalSupportedFeatures, replies: [features.event]),
         ]
-        if extended {
-            steps.append(.command(.leReadMaximumAdvertisingDataLength, replies: [
-                CommandComplete(numHCICommandPackets: 1, opcode: .leReadMaximumAdvertisingDataLength, returnParameters: [0x00, 0xFB, 0x00]).event]))
-            steps.append(.command(.leReadNumberOfSupportedAdvertisingSets, replies: [
-                CommandComplete(numHCICommandPackets: 1, opcode: .leReadNumberOfSupportedAdvertisingSets, returnParameters: [0x00, 0x10]).event]))
-        }
         return steps
+    }
+
+    /// What `devices` reads after the probe of an extended controller: max data length 251, 16 sets.
+    public static func setLimits() -> [ScriptedController.Step] {
+        [
+            .command(.leReadMaximumAdvertisingDataLength, replies: [
+                CommandComplete(numHCICommandPackets: 1, opcode: .leReadMaximumAdvertisingDataLength, returnParameters: [0x00, 0xFB, 0x00]).event]),
+            .command(.leReadNumberOfSupportedAdvertisingSets, replies: [
+                CommandComplete(numHCICommandPackets: 1, opcode: .leReadNumberOfSupportedAdvertisingSets, returnParameters: [0x00, 0x10]).event]),
+        ]
     }
 
     /// hci0 (and more) as the kernel lists them.

@@ -105,7 +105,7 @@ import Testing
     }
 
     @Test func devicesJSON() throws {
-        let (h, fake) = host(C.probe(extended: true))
+        let (h, fake) = host(C.probe(extended: true) + C.setLimits())
         h.deviceList[1].isUp = false
         let r = tool(["devices", "--json"], host: h)
         #expect(r.code == 0, "\(r.err)")

@@ -89,9 +89,8 @@ public enum CommandText {
                         "Type: \(AdvertisingType(rawValue: type))",
                         "Channel map: \(channelText(channels))"]
             case .leSetAdvertisingData where c.parameters.count == 32, .leSetScanResponseData where c.parameters.count == 32:
-                let length = Int(try r.readUInt8())
-                guard length <= 31 else { return ["Length: \(length) (invalid, more than 31)"] }
-                return ["Length: \(length)"] + describeAdvertisingData(try r.readBytes(length)).map { "  " + $0 }
+                guard let data = c.carriedAdvertisingData else { return ["Length: \(c.parameters[0]) (invalid, more than 31)"] }
+                return ["Length: \(data.count)"] + describeAdvertisingData(data).map { "  " + $0 }
             case .leSetAdvertisingEnable where c.parameters.count == 1:
                 return ["Advertising: \(c.parameters[0] == 1 ? "Enabled (0x01)" : c.parameters[0] == 0 ? "Disabled (0x00)" : "Reserved (\(Hex.byte(c.parameters[0])))")"]
             case .leSetExtendedAdvertisingParameters where c.parameters.count == 25:
@@ -107,11 +106,9 @@ public enum CommandText {
                         "TX power: " + (tx == HCICommand.txPowerNoPreference ? "Host has no preference (0x7f)" : "\(tx) dBm")]
             case .leSetExtendedAdvertisingData where c.parameters.count >= 4:
                 let handle = try r.readUInt8(), op = try r.readUInt8()
-                _ = try r.readUInt8()
-                let length = Int(try r.readUInt8())
-                let data = try r.readBytes(length)
+                guard let data = c.carriedAdvertisingData else { return ["Handle: \(handle)", "Data length: past the end of the parameters"] }
                 return ["Handle: \(handle)", "Operation: \(op == 3 ? "Complete extended advertising data (0x03)" : Hex.byte(op))",
-                        "Data length: \(Hex.byte(UInt8(length)))"] + describeAdvertisingData(data).map { "  " + $0 }
+                        "Data length: \(Hex.byte(UInt8(truncatingIfNeeded: data.count)))"] + describeAdvertisingData(data).map { "  " + $0 }
             case .leSetExtendedAdvertisingEnable where c.parameters.count >= 2:
                 let enable = try r.readUInt8(), count = try r.readUInt8()
                 var lines = ["Extended advertising: \(enable == 1 ? "Enabled (0x01)" : "Disabled (0x00)")", "Number of sets: \(count)"]
@@ -131,7 +128,9 @@ public enum CommandText {
     }
 
     static func intervalText(_ units: UInt32) -> String {
-        "\(Milliseconds.format(Double(units) * 0.625)) msec (\(Hex.word(UInt16(truncatingIfNeeded: units))))"
+        let hex = units > 0xFFFF ? "0x" + Hex.encode([UInt8(truncatingIfNeeded: units >> 16), UInt8(truncatingIfNeeded: units >> 8), UInt8(truncatingIfNeeded: units)])
+                                 : Hex.word(UInt16(truncatingIfNeeded: units))
+        return "\(Milliseconds.format(Double(units) * 0.625)) msec (\(hex))"
     }
 
     static func channelText(_ map: UInt8) -> String {

@@ -71,6 +71,23 @@ extension HCICommand {
     /// Maximum legacy advertising data length.
     public static let legacyAdvertisingDataMaximum = 31
 
+    /// The advertising (or scan response) data a set-data command carries: legacy 0x2008/0x2009
+    /// (length + 31 bytes) or extended 0x2037/0x2038 (handle, operation, preference, length, data).
+    /// Nil for other commands or when the length byte points past the parameters.
+    public var carriedAdvertisingData: [UInt8]? {
+        var r = ByteReader(parameters)
+        switch opcode {
+        case .leSetAdvertisingData, .leSetScanResponseData:
+            guard let length = try? r.readUInt8(), length <= 31 else { return nil }
+            return try? r.readBytes(Int(length))
+        case .leSetExtendedAdvertisingData, .leSetExtendedScanResponseData:
+            guard (try? r.readBytes(3)) != nil, let length = try? r.readUInt8() else { return nil }
+            return try? r.readBytes(Int(length))
+        default:
+            return nil
+        }
+    }
+
     static func paddedLegacyData(_ data: [UInt8]) -> [UInt8] {
         let d = data.prefix(legacyAdvertisingDataMaximum)
         var w = ByteWriter(capacity: 32)

@@ -1,8 +1,8 @@
 /// Probing a controller and starting / stopping advertising with the fallback rules of DESIGN §3:
 /// probe first, use one family, switch once on Command Disallowed, explain when both are refused.
 public enum Advertiser {
-    /// Read Local Version Information, Read Local Supported Commands, LE Read Local Supported
-    /// Features, and (extended only) the maximum data length and number of sets.
+    /// Read Local Version Information, Read Local Supported Commands and LE Read Local Supported
+    /// Features. Nothing family-specific is sent: a probe must not lock a fresh controller to a family.
     public static func probe(_ runner: HCICommandRunner) throws(HCIError) -> ControllerCapabilities {
         let version = try LocalVersionInformation(returnParametersOf: runner.run(.readLocalVersionInformation))
         let commands = try runner.run(.readLocalSupportedCommands).returnParameters.dropFirst()
@@ -10,18 +10,22 @@ public enum Advertiser {
         if caps.supports(.leReadLocalSupportedFeatures) {
             caps.leFeatures = Array(try runner.run(.leReadLocalSupportedFeatures).returnParameters.dropFirst())
         }
-        if caps.supportsExtendedAdvertising {
-            // Informational only: some controllers (BlueZ's emulator among them) list these commands
-            // as supported yet answer Unknown HCI Command; a refusal leaves the value unknown.
-            let length = try runner.send(.leReadMaximumAdvertisingDataLength)
-            if length.status == .success {
-                var r = ByteReader(length.returnParameters.dropFirst())
-                caps.maximumAdvertisingDataLength = try? r.readUInt16LE()
-            }
-            let sets = try runner.send(.leReadNumberOfSupportedAdvertisingSets)
-            if sets.status == .success { caps.numberOfSupportedAdvertisingSets = sets.returnParameters.dropFirst().first }
-        }
         return caps
+    }
+
+    /// LE Read Maximum Advertising Data Length and LE Read Number of Supported Advertising Sets, for
+    /// `devices`. These are extended advertising commands (they lock a fresh controller to the
+    /// extended family), so only `devices` sends them. Informational: some controllers (BlueZ's
+    /// emulator among them) list them yet answer Unknown HCI Command; a refusal leaves them unknown.
+    public static func readAdvertisingSetLimits(_ runner: HCICommandRunner, into caps: inout ControllerCapabilities) throws(HCIError) {
+        guard caps.supportsExtendedAdvertising else { return }
+        let length = try runner.send(.leReadMaximumAdvertisingDataLength)
+        if length.status == .success {
+            var r = ByteReader(length.returnParameters.dropFirst())
+            caps.maximumAdvertisingDataLength = try? r.readUInt16LE()
+        }
+        let sets = try runner.send(.leReadNumberOfSupportedAdvertisingSets)
+        if sets.status == .success { caps.numberOfSupportedAdvertisingSets = sets.returnParameters.dropFirst().first }
     }
 
     /// Which family `start` uses: `auto` takes the preferred one, a forced family must be supported.

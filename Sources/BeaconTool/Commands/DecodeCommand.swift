@@ -61,24 +61,10 @@ enum DecodeCommand: Subcommand {
             ("ogf", .number(Double(c.opcode.ogf))), ("ocf", .number(Double(c.opcode.ocf))),
             ("name", c.opcode.name.map(JSON.string) ?? .null), ("parameters", .string(Hex.encode(c.parameters))),
         ]
-        if let data = advertisingDataCarried(by: c), let structures = try? ADStructure.parse(data) {
+        if let data = c.carriedAdvertisingData, let structures = try? ADStructure.parse(data) {
             pairs.append(("advertisingData", advertisingDataJSON(data, structures)))
         }
         return .object(pairs)
-    }
-
-    /// The advertising data inside a set-data command, if any.
-    static func advertisingDataCarried(by c: HCICommand) -> [UInt8]? {
-        switch c.opcode {
-        case .leSetAdvertisingData, .leSetScanResponseData:
-            guard let n = c.parameters.first, Int(n) < c.parameters.count else { return nil }
-            return Array(c.parameters[1...Int(n)])
-        case .leSetExtendedAdvertisingData, .leSetExtendedScanResponseData:
-            guard c.parameters.count >= 4, 4 + Int(c.parameters[3]) <= c.parameters.count else { return nil }
-            return Array(c.parameters[4..<(4 + Int(c.parameters[3]))])
-        default:
-            return nil
-        }
     }
 
     static func eventJSON(_ e: HCIEvent) -> JSON {

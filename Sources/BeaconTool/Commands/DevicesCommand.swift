@@ -66,8 +66,7 @@ enum DevicesCommand: Subcommand {
                 continue
             }
             do {
-                let session = try DeviceSession.open(info, host, .init(device: info.id, timeoutMilliseconds: timeout, verbose: a.has("--verbose")), ctx)
-                rows.append(Row(info: info, caps: session.caps, problem: nil))
+                rows.append(Row(info: info, caps: try capabilities(info, host, timeout: timeout, verbose: a.has("--verbose"), ctx), problem: nil))
             } catch {
                 if error.code == .noPermission { throw error }
                 rows.append(Row(info: info, caps: nil, problem: error.message))
@@ -81,5 +80,12 @@ enum DevicesCommand: Subcommand {
             rows.forEach { ctx.stdout($0.text) }
         }
         return .success
+    }
+
+    static func capabilities(_ info: HCIDeviceInfo, _ host: HCIHost, timeout: Int, verbose: Bool, _ ctx: ToolContext) throws(CLIError) -> ControllerCapabilities {
+        let session = try DeviceSession.open(info, host, .init(device: info.id, timeoutMilliseconds: timeout, verbose: verbose), ctx)
+        var caps = session.caps
+        do { try Advertiser.readAdvertisingSetLimits(session.runner, into: &caps) } catch { throw CLIError(error) }
+        return caps
     }
 }
