@@ -134,6 +134,19 @@ import Testing
         #expect(fake.sent.count == 2)
     }
 
+    @Test func noCreditIsNotBlamedOnTheCommand() throws {
+        let fake = ScriptedController([
+            .command(.reset, replies: [CommandComplete(numHCICommandPackets: 0, opcode: .reset, returnParameters: [0]).event]),
+        ])
+        let runner = HCICommandRunner(channel: fake, timeoutMilliseconds: 300)
+        try runner.run(.reset)
+        #expect(throws: HCIError.noCommandCredits(opcode: .readLocalVersionInformation, milliseconds: 300)) {
+            try runner.run(.readLocalVersionInformation)
+        }
+        #expect(fake.sent.count == 1, "the command must not be written without a credit")
+        #expect(HCIError.noCommandCredits(opcode: .reset, milliseconds: 300).description.contains("not sent"))
+    }
+
     @Test func commandStatusAnswersCount() throws {
         let fake = ScriptedController([
             .command(.reset, replies: [CommandStatus(status: .commandDisallowed, numHCICommandPackets: 1, opcode: .reset).event]),

@@ -56,6 +56,10 @@ import Testing
         #expect(r.code == 0, "\(r.err)")
     }
 
+    @Test func byteOrderMarkIsSkipped() throws {
+        #expect(try JSON.parse("\u{FEFF}{\"a\": 1}") == .object([("a", .number(1))]))
+    }
+
     @Test func jsonWriterAndReaderAgree() throws {
         let v = JSON.object([("a", .array([.number(1), .number(-2.5), .null, .bool(true)])), ("b", .string("q\"\\\n\u{1}é"))])
         #expect(try JSON.parse(v.pretty) == v)

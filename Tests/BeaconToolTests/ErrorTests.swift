@@ -60,6 +60,11 @@ import Testing
         Case(args: ["decode", "01030c01", "--as", "command"], code: 65, mentions: ["not an H4 command packet", "length mismatch"]),
         Case(args: ["decode", "040e0401", "--as", "event"], code: 65, mentions: ["not an H4 event packet"]),
         Case(args: ["decode"], code: 64, mentions: ["missing HEX"]),
+        Case(args: ["start"] + g + ["--timeout", "99999999999999999999"] + dry, code: 64, mentions: ["--timeout", "99999999999999999999 is out of range", "100–60000"]),
+        Case(args: ["start"] + g + ["--interval", "0x20"] + dry, code: 64, mentions: ["--interval", "'0x20' is not a number"]),
+        Case(args: ["start"] + g + ["--interval", "1e308"] + dry, code: 64, mentions: ["--interval", "out of range"]),
+        Case(args: ["start", "--uuid", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "--major", "+5", "--minor", "2"] + dry, code: 64, mentions: ["--major", "'+5' is not an integer"]),
+        Case(args: ["scan", "--path-loss", "0"], code: 64, mentions: ["--path-loss: 0 is out of range (accepted 1–6)"]),
     ]
 
     @Test(arguments: flagCases)
@@ -96,6 +101,9 @@ import Testing
         ("{\n  \"device\": \"hci0\",\n  \"interval\": ,\n}", ["line 3, column 15"]),
         (#"{"device": "hci0", "device": "hci1"}"#, ["duplicate key \"device\""]),
         ("", ["unexpected end of file"]),
+        (#"{"beacons": [{"uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1e300, "minor": 2}]}"#, ["major", "out of range", "0–65535"]),
+        (#"{"beacons": [{"uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1.5, "minor": 2}]}"#, ["major", "1.5 is not an integer"]),
+        ("{} /* open", ["unterminated /* comment"]),
     ]
 
     @Test(arguments: configCases.indices)

@@ -79,6 +79,19 @@ import Testing
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
+    @Test func signalDuringTheProbeStartsNothing() throws {
+        let version = Controllers.probe(extended: true)[0]
+        guard case let .command(c, replies) = version else { Issue.record("probe starts with a command"); return }
+        let steps: [ScriptedController.Step] = [.command(c, replies: []), .receive(.signal(15)), .receive(.event(replies[0].packet))]
+            + Array(C.probe(extended: true).dropFirst())
+        let (h, fake) = host(steps)
+        let r = tool(["start"] + goldenFlags, host: h)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        #expect(fake.sent.count == 3, "only the probe was sent")
+        #expect(r.err.contains("signal 15 before advertising started on hci0; nothing was changed"))
+    }
+
     @Test func downDeviceIsBroughtUpAndResetOnRequest() throws {
         let p = try plan(.legacy)
         let (h, fake) = host(C.probe(extended: false) + C.okSteps(p.start), up: false)

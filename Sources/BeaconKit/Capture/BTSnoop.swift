@@ -76,10 +76,15 @@ public enum BTSnoop {
         }
     }
 
+    /// 2000-01-01 00:00:00 UTC in Unix microseconds. BlueZ reads btsnoop time relative to 2000, so
+    /// earlier stamps show as garbage dates in `btmon -r -T`; dry-run captures start here so they are
+    /// reproducible byte for byte and still show a sane date.
+    public static let year2000UnixMicroseconds: UInt64 = 946_684_800_000_000
+
     /// A capture of a plan as if every command succeeded: each command followed by a synthetic
     /// Command Complete (Success, zeroed return parameters of the size the command table gives),
     /// 1 ms apart from `startMicroseconds`.
-    public static func syntheticCapture(of commands: [HCICommand], startMicroseconds: UInt64 = 0) -> [Record] {
+    public static func syntheticCapture(of commands: [HCICommand], startMicroseconds: UInt64 = year2000UnixMicroseconds) -> [Record] {
         var out: [Record] = []
         var t = startMicroseconds
         for c in commands {

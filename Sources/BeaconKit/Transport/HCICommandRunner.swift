@@ -7,6 +7,9 @@ public enum HCIError: Error, Equatable, Sendable, CustomStringConvertible {
     case commandFailed(opcode: Opcode, status: Status)
     /// The answer for our opcode could not be decoded.
     case malformedEvent(opcode: Opcode, HCIDecodingError)
+    /// The controller granted no command credit (Num_HCI_Command_Packets 0) within the timeout, so
+    /// the command was never sent.
+    case noCommandCredits(opcode: Opcode, milliseconds: Int)
 
     public var description: String {
         switch self {
@@ -15,6 +18,8 @@ public enum HCIError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(opcode): no answer from the controller within \(ms) ms (controller not answering; check the device, try --reset or a longer --timeout)"
         case let .commandFailed(opcode, status): return "\(opcode) failed: \(status)"
         case let .malformedEvent(opcode, e): return "\(opcode): malformed answer from the controller: \(e)"
+        case let .noCommandCredits(opcode, ms):
+            return "\(opcode) not sent: the controller granted no command credit (Num_HCI_Command_Packets 0) within \(ms) ms; it is busy or stuck, try --reset"
         }
     }
 }
@@ -73,8 +78,11 @@ public final class HCICommandRunner {
         let deadline = now.map { $0() + Int64(timeoutMilliseconds) }
         while credits == 0 {
             // No credit: wait for any Command Complete/Status that hands credits back (e.g. a NOP).
-            guard let event = try nextEvent(deadline: deadline, opcode: command.opcode) else { continue }
-            updateCredits(from: event)
+            let event: HCIEvent?
+            do { event = try nextEvent(deadline: deadline, opcode: command.opcode) } catch .timeout {
+                throw .noCommandCredits(opcode: command.opcode, milliseconds: timeoutMilliseconds)
+            }
+            if let event { updateCredits(from: event) }
         }
         trace?(CommandText.traceLine(command))
         do { try channel.send(command.packet) } catch { throw .transport(error) }

@@ -67,27 +67,51 @@ struct ParsedArguments {
 
 /// Value checks shared by flags and config keys: every failure names the field, the value and the range.
 enum Validate {
+    /// Decimal integers only (an optional leading minus), the same syntax as `--region`'s fields.
     static func integer(_ field: String, _ text: String, _ range: ClosedRange<Int>, code: ExitCode = .usage) throws(CLIError) -> Int {
         let t = text.trimmingCharacters()
-        let parsed: Int?
-        if t.lowercased().hasPrefix("0x") { parsed = Int(t.dropFirst(2), radix: 16) } else { parsed = Int(t) }
-        guard let n = parsed else {
-            throw CLIError(code, "\(field): '\(text)' is not an integer (accepted \(range.lowerBound)–\(range.upperBound))")
+        let digits = t.hasPrefix("-") ? t.dropFirst() : Substring(t)
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ (48...57).contains($0) }) else {
+            throw CLIError(code, "\(field): '\(text)' is not an integer (accepted \(rangeText(range)))")
         }
-        guard range.contains(n) else {
-            throw CLIError(code, "\(field): \(n) is out of range (accepted \(range.lowerBound)–\(range.upperBound))")
+        guard let n = Int(t), range.contains(n) else {
+            throw CLIError(code, "\(field): \(t) is out of range (accepted \(rangeText(range)))")
         }
         return n
     }
 
-    static func number(_ field: String, _ text: String, _ range: ClosedRange<Double>, unit: String, code: ExitCode = .usage) throws(CLIError) -> Double {
-        guard let n = Double(text.trimmingCharacters()), n.isFinite else {
-            throw CLIError(code, "\(field): '\(text)' is not a number (accepted \(JSON.format(range.lowerBound))–\(JSON.format(range.upperBound)) \(unit))")
+    /// A config-file number that must be an integer.
+    static func integer(_ field: String, _ value: Double, _ range: ClosedRange<Int>) throws(CLIError) -> Int {
+        guard value == value.rounded(), value.isFinite else {
+            throw CLIError(.dataError, "\(field): \(JSON.format(value)) is not an integer (accepted \(rangeText(range)))")
         }
-        guard range.contains(n) else {
-            throw CLIError(code, "\(field): \(JSON.format(n)) \(unit) is out of range (accepted \(JSON.format(range.lowerBound))–\(JSON.format(range.upperBound)) \(unit))")
+        guard value >= Double(range.lowerBound), value <= Double(range.upperBound) else {
+            throw CLIError(.dataError, "\(field): \(JSON.format(value)) is out of range (accepted \(rangeText(range)))")
+        }
+        return Int(value)
+    }
+
+    /// Decimal numbers (no hex floats, no inf/nan).
+    static func number(_ field: String, _ text: String, _ range: ClosedRange<Double>, unit: String, code: ExitCode = .usage) throws(CLIError) -> Double {
+        let t = text.trimmingCharacters()
+        guard !t.isEmpty, t.utf8.allSatisfy({ (48...57).contains($0) || $0 == 46 || $0 == 45 || $0 == 43 || $0 == 101 || $0 == 69 }),
+              let n = Double(t), n.isFinite else {
+            throw CLIError(code, "\(field): '\(text)' is not a number (accepted \(rangeText(range, unit)))")
+        }
+        return try number(field, n, range, unit: unit, code: code)
+    }
+
+    static func number(_ field: String, _ n: Double, _ range: ClosedRange<Double>, unit: String, code: ExitCode = .dataError) throws(CLIError) -> Double {
+        guard n.isFinite, range.contains(n) else {
+            throw CLIError(code, "\(field): \(JSON.format(n))\(unit.isEmpty ? "" : " " + unit) is out of range (accepted \(rangeText(range, unit)))")
         }
         return n
+    }
+
+    static func rangeText(_ r: ClosedRange<Int>) -> String { "\(r.lowerBound)–\(r.upperBound)" }
+
+    static func rangeText(_ r: ClosedRange<Double>, _ unit: String) -> String {
+        "\(JSON.format(r.lowerBound))–\(JSON.format(r.upperBound))" + (unit.isEmpty ? "" : " " + unit)
     }
 
     static func uuid(_ field: String, _ text: String, code: ExitCode = .usage) throws(CLIError) -> ProximityUUID {

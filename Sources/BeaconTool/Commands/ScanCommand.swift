@@ -34,6 +34,8 @@ enum ScanCommand: Subcommand {
         var json = false
         var all = false
         var active = false
+        /// Legacy and extended scan plans, checked before any socket is opened.
+        var plans: [ScanPlan] = []
     }
 
     static func parse(_ a: ParsedArguments) throws(CLIError) -> Setup {
@@ -51,6 +53,11 @@ enum ScanCommand: Subcommand {
         s.json = a.has("--json")
         s.all = a.has("--all")
         s.active = a.has("--active")
+        do {
+            s.plans = try [ScanFamily.legacy, .extended].map { try ScanPlan(family: $0, options: ScanOptions(active: s.active)) }
+        } catch {
+            throw CLIError(.software, "scan options: \(error)")
+        }
         return s
     }
 
@@ -58,7 +65,7 @@ enum ScanCommand: Subcommand {
         let setup = try parse(a)
         var device: UInt16?
         if let d = a.value("--device") { device = try Validate.device("--device", d) }
-        let timeout = try a.value("--timeout").map { (t: String) throws(CLIError) in try Validate.integer("--timeout", t, 100...60000) }
+        let timeout = try a.value("--timeout").map { (t: String) throws(CLIError) in try Validate.integer("--timeout", t, Settings.timeoutRange) }
             ?? Settings.defaultTimeoutMilliseconds
         let session = try DeviceSession.open(.init(device: device, timeoutMilliseconds: timeout, verbose: a.has("--verbose"), watchSignals: true), ctx)
         var scanner = Scanner(setup: setup, ctx: ctx)
@@ -108,10 +115,7 @@ enum ScanCommand: Subcommand {
     }
 
     static func startScanning(_ family: ScanFamily, _ session: DeviceSession, _ setup: Setup) throws(HCIError) -> ScanPlan {
-        // The defaults (10 ms interval and window) are inside both families' ranges.
-        guard let plan = try? ScanPlan(family: family, options: ScanOptions(active: setup.active)) else {
-            throw .commandFailed(opcode: .leSetScanParameters, status: .invalidHCICommandParameters)
-        }
+        let plan = setup.plans[family == .extended ? 1 : 0]
         for step in plan.start { try session.runner.run(step) }
         return plan
     }

@@ -71,7 +71,7 @@ enum StartCommand: Subcommand {
         if let c = a.value("--controller") {
             s.controller = try Validate.choice("--controller", c, [("auto", nil), ("legacy", .legacy), ("extended", .extended)] as [(String, AdvertisingFamily?)])
         }
-        if let t = a.value("--timeout") { s.timeoutMilliseconds = try Validate.integer("--timeout", t, 100...60000) }
+        if let t = a.value("--timeout") { s.timeoutMilliseconds = try Validate.integer("--timeout", t, Settings.timeoutRange) }
 
         let uuid = try a.value("--uuid").map { (t: String) throws(CLIError) in try Validate.uuid("--uuid", t) }
         let major = try a.value("--major").map { (t: String) throws(CLIError) in UInt16(try Validate.integer("--major", t, 0...65535)) }
@@ -133,8 +133,18 @@ enum StartCommand: Subcommand {
     static func live(_ entry: BeaconEntry, _ s: Settings, detach: Bool, reset: Bool, verbose: Bool, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         let session = try DeviceSession.open(
             .init(device: s.device, reset: reset, timeoutMilliseconds: s.timeoutMilliseconds, verbose: verbose, watchSignals: !detach), ctx)
+        if let signal = session.runner.pendingSignal {
+            ctx.note("signal \(signal) before advertising started on \(session.name); nothing was changed")
+            return .success
+        }
         let family: AdvertisingFamily
         do { family = try Advertiser.chooseFamily(s.controller, session.caps, device: session.name) } catch { throw CLIError(error) }
+        if family == .legacy, let tx = s.txPower {
+            ctx.note("--tx-power \(tx) dBm is ignored: legacy advertising commands carry no tx power")
+        }
+        if family == .legacy, !s.connectable, s.interval.units < AdvertisingInterval.standard.units, session.caps.version.hciVersion < 9 {
+            ctx.note("\(session.name) is Bluetooth \(session.caps.version.coreVersion): before 5.0, non-connectable advertising needs an interval of at least 100 ms; the controller may refuse \(s.interval.text)")
+        }
         let beacon = entry.beacon
         let plan: AdvertisingPlan
         do {

@@ -18,11 +18,10 @@ enum StopCommand: Subcommand {
         var s = Settings()
         if let path = a.value("--config") { _ = try ConfigFile.load(path, into: &s) }
         if let d = a.value("--device") { s.device = try Validate.device("--device", d) }
-        if let t = a.value("--timeout") { s.timeoutMilliseconds = try Validate.integer("--timeout", t, 100...60000) }
+        if let t = a.value("--timeout") { s.timeoutMilliseconds = try Validate.integer("--timeout", t, Settings.timeoutRange) }
         let session = try DeviceSession.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose")), ctx)
-        let family: AdvertisingFamily
-        do { family = try Advertiser.stopActive(session.runner, caps: session.caps) } catch { throw CLIError(error) }
-        ctx.note("advertising is off on \(session.name) (checked with \(family) commands)")
+        do { try Advertiser.stopActive(session.runner, caps: session.caps) } catch { throw CLIError(error) }
+        ctx.note("advertising is off on \(session.name)")
         return .success
     }
 }

@@ -29,9 +29,8 @@ enum ConfigFile {
             case "device":
                 s.device = try Validate.device("\(prefix): device", try string(value, key, prefix), code: .dataError)
             case "interval":
-                let ms = try Validate.number("\(prefix): interval", try numberText(value, key, prefix),
-                                             AdvertisingInterval.minimumMilliseconds...AdvertisingInterval.maximumMilliseconds,
-                                             unit: "ms", code: .dataError)
+                let ms = try Validate.number("\(prefix): interval", try number(value, key, prefix),
+                                             AdvertisingInterval.minimumMilliseconds...AdvertisingInterval.maximumMilliseconds, unit: "ms")
                 s.interval = AdvertisingInterval(milliseconds: ms) ?? s.interval
                 requestedInterval = ms
             case "connectable":
@@ -39,13 +38,13 @@ enum ConfigFile {
                 s.connectable = b
             case "txPower":
                 if value == .null { s.txPower = nil; continue }
-                s.txPower = Int8(try Validate.integer("\(prefix): txPower", try numberText(value, key, prefix), AdvertisingOptions.txPowerRange, code: .dataError))
+                s.txPower = Int8(try Validate.integer("\(prefix): txPower", try number(value, key, prefix), AdvertisingOptions.txPowerRange))
             case "controller":
                 s.controller = try Validate.choice("\(prefix): controller", try string(value, key, prefix),
                                                    [("auto", nil), ("legacy", .legacy), ("extended", .extended)] as [(String, AdvertisingFamily?)],
                                                    code: .dataError)
             case "timeout":
-                s.timeoutMilliseconds = try Validate.integer("\(prefix): timeout", try numberText(value, key, prefix), 100...60000, code: .dataError)
+                s.timeoutMilliseconds = try Validate.integer("\(prefix): timeout", try number(value, key, prefix), Settings.timeoutRange)
             case "beacons":
                 guard case let .array(items) = value else { throw fail(key, "expected a list of beacons, found \(value.kind)") }
                 guard items.count == 1 else {
@@ -71,11 +70,11 @@ enum ConfigFile {
         var identifier: String?
         if let v = json["identifier"], v != .null { identifier = try string(v, "identifier", prefix + ".") }
         let uuid = try Validate.uuid("\(prefix).uuid", try string(try required("uuid"), "uuid", prefix + "."), code: .dataError)
-        let major = try Validate.integer("\(prefix).major", try numberText(try required("major"), "major", prefix + "."), 0...65535, code: .dataError)
-        let minor = try Validate.integer("\(prefix).minor", try numberText(try required("minor"), "minor", prefix + "."), 0...65535, code: .dataError)
+        let major = try Validate.integer("\(prefix).major", try number(try required("major"), "major", prefix + "."), 0...65535)
+        let minor = try Validate.integer("\(prefix).minor", try number(try required("minor"), "minor", prefix + "."), 0...65535)
         var power = Int(Settings.defaultMeasuredPower)
         if let v = json["measuredPower"] {
-            power = try Validate.integer("\(prefix).measuredPower", try numberText(v, "measuredPower", prefix + "."), Settings.measuredPowerRange, code: .dataError)
+            power = try Validate.integer("\(prefix).measuredPower", try number(v, "measuredPower", prefix + "."), Settings.measuredPowerRange)
         }
         return BeaconEntry(identifier: identifier, uuid: uuid, major: UInt16(major), minor: UInt16(minor), measuredPower: Int8(power))
     }
@@ -85,10 +84,9 @@ enum ConfigFile {
         return s
     }
 
-    /// Numbers pass through as text so Validate reports ranges the same way for flags and files.
-    private static func numberText(_ v: JSON, _ key: String, _ prefix: String) throws(CLIError) -> String {
+    private static func number(_ v: JSON, _ key: String, _ prefix: String) throws(CLIError) -> Double {
         guard case let .number(n) = v else { throw .data("\(join(prefix, key)): expected a number, found \(v.kind)") }
-        return n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : String(n)
+        return n
     }
 
     private static func join(_ prefix: String, _ key: String) -> String {

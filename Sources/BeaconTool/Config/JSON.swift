@@ -118,6 +118,7 @@ public indirect enum JSON: Equatable, Sendable {
         p.skipSpace()
         let value = try p.value(depth: 0)
         p.skipSpace()
+        guard !p.unterminatedComment else { throw p.error("unterminated /* comment") }
         guard p.i == p.b.count else { throw p.error("unexpected text after the JSON value") }
         return value
     }
@@ -125,7 +126,12 @@ public indirect enum JSON: Equatable, Sendable {
     struct Parser {
         let b: [UInt8]
         var i = 0
-        init(_ b: [UInt8]) { self.b = b }
+        var unterminatedComment = false
+        /// Skips a UTF-8 byte order mark.
+        init(_ b: [UInt8]) {
+            self.b = b
+            if b.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
+        }
 
         func error(_ message: String) -> JSONParseError {
             var line = 1, column = 1
@@ -144,7 +150,8 @@ public indirect enum JSON: Equatable, Sendable {
                 case 0x2F where i + 1 < b.count && b[i + 1] == 0x2A:
                     i += 2
                     while i + 1 < b.count && !(b[i] == 0x2A && b[i + 1] == 0x2F) { i += 1 }
-                    i = min(i + 2, b.count)
+                    if i + 1 >= b.count { unterminatedComment = true; i = b.count; return }
+                    i += 2
                 default: return
                 }
             }

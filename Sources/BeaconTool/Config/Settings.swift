@@ -24,6 +24,7 @@ struct Settings: Equatable, Sendable {
     static let defaultMeasuredPower: Int8 = -59
     static let measuredPowerRange = -127...20
     static let defaultTimeoutMilliseconds = 2000
+    static let timeoutRange = 100...60000
 
     var device: UInt16?
     var interval = AdvertisingInterval.standard
