@@ -56,6 +56,18 @@ import Testing
         #expect(r.err.contains("switching to extended commands"))
     }
 
+    @Test func hardwareErrorWhileAdvertisingExits69() throws {
+        let p = try plan(.extended)
+        let otherScan = HCIEvent(code: .leMeta, parameters: [0x02, 0x00])
+        let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start) + [
+            .receive(.event(otherScan.packet)), .receive(.event(HCIEvent(code: .hardwareError, parameters: [0x07]).packet)),
+        ])
+        let r = tool(["start"] + goldenFlags, host: h)
+        #expect(r.code == 69)
+        #expect(r.err.contains("hci0 reported a Hardware Error (code 0x07) while advertising"))
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+    }
+
     @Test func detachLeavesAdvertisingOn() throws {
         let p = try plan(.extended)
         let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start))

@@ -70,14 +70,24 @@ struct DeviceSession {
         return DeviceSession(host: host, info: up, channel: channel, runner: runner, caps: caps)
     }
 
-    /// Blocks in one wait until SIGINT or SIGTERM (no polling, no timers); events are ignored.
-    /// Returns the signal number.
+    /// Blocks in one wait until SIGINT or SIGTERM (no polling, no timers) and returns the signal.
+    /// A Hardware Error event, or the device going away (the socket reports it), ends the wait with
+    /// an error (exit 69) so a supervisor such as systemd restarts the beacon.
     func waitForSignal() throws(CLIError) -> Int32 {
         if let s = runner.pendingSignal { return s }
         while true {
             let r: HCIReceive
             do { r = try channel.receive(timeoutMilliseconds: -1) } catch { throw CLIError(error) }
-            if case let .signal(n) = r { return n }
+            switch r {
+            case let .signal(n):
+                return n
+            case let .event(bytes):
+                if let e = try? HCIEvent(packet: bytes), e.code == .hardwareError {
+                    throw CLIError(.unavailable, "\(name) reported a Hardware Error (code \(Hex.byte(e.parameters.first ?? 0))) while advertising; the controller must be set up again (restart beacon-tx, or use --reset)")
+                }
+            case .timedOut:
+                continue
+            }
         }
     }
 }
