@@ -129,6 +129,17 @@ import Testing
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
+    @Test func advertisingSetFlagReachesStartAndStop() throws {
+        let options = AdvertisingOptions(interval: .standard, advertisingHandle: 5)
+        let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: options, family: .extended)
+        #expect(Hex.encode(p.start[1].command.packet).hasPrefix("0136201905"))
+        let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start) + C.probe(extended: true) + C.okSteps(p.stop))
+        #expect(tool(["start"] + goldenFlags + ["--advertising-set", "5", "--detach"], host: h).code == 0)
+        #expect(tool(["stop", "--advertising-set", "5"], host: h).code == 0)
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        #expect(tool(["start"] + goldenFlags + ["--advertising-set", "240", "--dry-run"]).err.contains("0–239"))
+    }
+
     @Test func devicesJSON() throws {
         let (h, fake) = host(C.probe(extended: true) + C.setLimits())
         h.deviceList[1].isUp = false

@@ -18,6 +18,7 @@ enum StartCommand: Subcommand {
         .value("--device", "hciN", "controller (default: the first LE controller; hci0 in dry runs)"),
         .value("--config", "FILE", "JSON config file; flags override its values"),
         .value("--controller", "FAMILY", "auto, legacy or extended (default auto: extended when supported)"),
+        .value("--advertising-set", "N", "extended advertising set (handle) to use, 0–239 (default 0)"),
         .flag("--dry-run", "print the plan, open no socket"),
         .value("--format", "FORMAT", "dry-run output: text, hex, hcitool or btsnoop (default text)"),
         .value("--output", "FILE", "write the dry-run output to FILE"),
@@ -72,6 +73,7 @@ enum StartCommand: Subcommand {
             s.controller = try Validate.choice("--controller", c, [("auto", nil), ("legacy", .legacy), ("extended", .extended)] as [(String, AdvertisingFamily?)])
         }
         if let t = a.value("--timeout") { s.timeoutMilliseconds = try Validate.integer("--timeout", t, Settings.timeoutRange) }
+        if let t = a.value("--advertising-set") { s.advertisingSet = UInt8(try Validate.integer("--advertising-set", t, Settings.advertisingSetRange)) }
 
         let uuid = try a.value("--uuid").map { (t: String) throws(CLIError) in try Validate.uuid("--uuid", t) }
         let major = try a.value("--major").map { (t: String) throws(CLIError) in UInt16(try Validate.integer("--major", t, 0...65535)) }

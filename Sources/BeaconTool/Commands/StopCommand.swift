@@ -8,6 +8,7 @@ enum StopCommand: Subcommand {
     static let options: [OptionSpec] = [
         .value("--device", "hciN", "controller (default: the first LE controller)"),
         .value("--config", "FILE", "take the device from this config file"),
+        .value("--advertising-set", "N", "the extended advertising set start used, 0–239 (default 0)"),
         .value("--timeout", "ms", "wait this long for each controller answer, 100–60000 (default 2000)"),
         .flag("--verbose", "log every HCI command and event (btmon style) on stderr"),
     ]
@@ -19,8 +20,9 @@ enum StopCommand: Subcommand {
         if let path = a.value("--config") { _ = try ConfigFile.load(path, into: &s) }
         if let d = a.value("--device") { s.device = try Validate.device("--device", d) }
         if let t = a.value("--timeout") { s.timeoutMilliseconds = try Validate.integer("--timeout", t, Settings.timeoutRange) }
+        if let t = a.value("--advertising-set") { s.advertisingSet = UInt8(try Validate.integer("--advertising-set", t, Settings.advertisingSetRange)) }
         let session = try DeviceSession.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose")), ctx)
-        do { try Advertiser.stopActive(session.runner, caps: session.caps) } catch { throw CLIError(error) }
+        do { try Advertiser.stopActive(session.runner, caps: session.caps, advertisingHandle: s.advertisingSet) } catch { throw CLIError(error) }
         ctx.note("advertising is off on \(session.name)")
         return .success
     }

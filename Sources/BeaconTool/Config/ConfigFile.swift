@@ -2,10 +2,10 @@ import BeaconKit
 
 /// Config files: JSON with comments allowed. Keys (all optional):
 /// `device`, `interval` (ms), `connectable`, `txPower` (dBm or null), `controller`
-/// (auto|legacy|extended), `timeout` (ms), `beacons` (a list of exactly one
+/// (auto|legacy|extended), `timeout` (ms), `advertisingSet` (0–239), `beacons` (a list of exactly one
 /// {identifier, uuid, major, minor, measuredPower}).
 enum ConfigFile {
-    static let topLevelKeys = ["device", "interval", "connectable", "txPower", "controller", "timeout", "beacons"]
+    static let topLevelKeys = ["device", "interval", "connectable", "txPower", "controller", "timeout", "advertisingSet", "beacons"]
     static let beaconKeys = ["identifier", "uuid", "major", "minor", "measuredPower"]
 
     /// Reads `path` and applies its values over `settings` (file over defaults).
@@ -45,6 +45,8 @@ enum ConfigFile {
                                                    code: .dataError)
             case "timeout":
                 s.timeoutMilliseconds = try Validate.integer("\(prefix): timeout", try number(value, key, prefix), Settings.timeoutRange)
+            case "advertisingSet":
+                s.advertisingSet = UInt8(try Validate.integer("\(prefix): advertisingSet", try number(value, key, prefix), Settings.advertisingSetRange))
             case "beacons":
                 guard case let .array(items) = value else { throw fail(key, "expected a list of beacons, found \(value.kind)") }
                 guard items.count == 1 else {

@@ -25,6 +25,7 @@ struct Settings: Equatable, Sendable {
     static let measuredPowerRange = -127...20
     static let defaultTimeoutMilliseconds = 2000
     static let timeoutRange = 100...60000
+    static let advertisingSetRange = 0...0xEF
 
     var device: UInt16?
     var interval = AdvertisingInterval.standard
@@ -33,12 +34,15 @@ struct Settings: Equatable, Sendable {
     /// nil = auto (probe).
     var controller: AdvertisingFamily?
     var timeoutMilliseconds = defaultTimeoutMilliseconds
+    /// The extended advertising set beacon-tx owns (Advertising_Handle 0x00–0xEF). The kernel uses
+    /// handle 0 for its own default advertising and 1… for mgmt instances.
+    var advertisingSet: UInt8 = 0
     var beacon: BeaconEntry?
 
     var deviceName: String? { device.map { "hci\($0)" } }
 
     var advertisingOptions: AdvertisingOptions {
-        AdvertisingOptions(interval: interval, connectable: connectable, txPower: txPower)
+        AdvertisingOptions(interval: interval, connectable: connectable, txPower: txPower, advertisingHandle: advertisingSet)
     }
 
     var json: JSON {
@@ -50,6 +54,7 @@ struct Settings: Equatable, Sendable {
             ("txPower", txPower.map { .number(Double($0)) } ?? .null),
             ("controller", .string(controller?.rawValue ?? "auto")),
             ("timeout", .number(Double(timeoutMilliseconds))),
+            ("advertisingSet", .number(Double(advertisingSet))),
             ("beacons", .array(beacon.map { [$0.json] } ?? [])),
         ])
     }
