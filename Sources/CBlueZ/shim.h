@@ -30,6 +30,8 @@ static const int beacon_tx_HCI_FILTER = HCI_FILTER;
 static const unsigned short beacon_tx_HCI_CHANNEL_RAW = HCI_CHANNEL_RAW;
 static const int beacon_tx_HCI_EVENT_PKT = HCI_EVENT_PKT;
 static const int beacon_tx_HCI_UP_FLAG = HCI_UP;
+static const unsigned short beacon_tx_HCI_DEV_NONE = HCI_DEV_NONE;
+static const int beacon_tx_EVT_STACK_INTERNAL = EVT_STACK_INTERNAL;
 
 /* ioctl with an int argument (HCIDEVUP, HCIDEVDOWN, HCIDEVRESET take the device id by value). */
 static inline int beacon_tx_ioctl_int(int fd, unsigned long request, int argument) {

@@ -68,6 +68,18 @@ import Testing
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
+    @Test func deviceDownWhileAdvertisingExits69() throws {
+        let p = try plan(.extended)
+        let otherDevice = StackInternalDeviceEvent(kind: .down, deviceID: 1).event
+        let down = StackInternalDeviceEvent(kind: .down, deviceID: 0).event
+        #expect(Hex.encode(down.packet) == "04fd06010004000000")
+        let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start) + [.receive(.event(otherDevice.packet)), .receive(.event(down.packet))])
+        let r = tool(["start"] + goldenFlags, host: h)
+        #expect(r.code == 69)
+        #expect(r.err.contains("hci0 went down while advertising"))
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+    }
+
     @Test func detachLeavesAdvertisingOn() throws {
         let p = try plan(.extended)
         let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start))

@@ -8,10 +8,12 @@ public struct EventCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let commandStatus = EventCode(rawValue: 0x0F)
     public static let hardwareError = EventCode(rawValue: 0x10)
     public static let leMeta = EventCode(rawValue: 0x3E)
+    /// Not a controller event: BlueZ's kernel reports device state changes with it (EVT_STACK_INTERNAL).
+    public static let stackInternal = EventCode(rawValue: 0xFD)
 
     static let names: [UInt8: String] = [
         0x05: "Disconnection Complete", 0x0E: "Command Complete", 0x0F: "Command Status",
-        0x10: "Hardware Error", 0x3E: "LE Meta Event",
+        0x10: "Hardware Error", 0x3E: "LE Meta Event", 0xFD: "Stack Internal",
     ]
 
     public var name: String { Self.names[rawValue] ?? "Unknown" }
@@ -132,5 +134,43 @@ public struct CommandStatus: Hashable, Sendable {
         w.writeUInt8(numHCICommandPackets)
         w.writeUInt16LE(opcode.rawValue)
         return HCIEvent(code: .commandStatus, parameters: w.bytes)
+    }
+}
+
+/// BlueZ's stack-internal device event (event 0xFD, type EVT_SI_DEVICE 0x0001): the kernel tells raw
+/// sockets bound to no device that a controller was registered, unregistered, brought up or down.
+public struct StackInternalDeviceEvent: Hashable, Sendable {
+    public struct Kind: RawRepresentable, Hashable, Sendable {
+        public let rawValue: UInt16
+        public init(rawValue: UInt16) { self.rawValue = rawValue }
+        public static let registered = Kind(rawValue: 1)
+        public static let unregistered = Kind(rawValue: 2)
+        public static let up = Kind(rawValue: 3)
+        public static let down = Kind(rawValue: 4)
+    }
+
+    public let kind: Kind
+    public let deviceID: UInt16
+
+    public init(kind: Kind, deviceID: UInt16) {
+        self.kind = kind
+        self.deviceID = deviceID
+    }
+
+    /// Nil unless `event` is a well-formed EVT_SI_DEVICE.
+    public init?(_ event: HCIEvent) {
+        guard event.code == .stackInternal else { return nil }
+        var r = ByteReader(event.parameters)
+        guard let type = try? r.readUInt16LE(), type == 0x0001,
+              let kind = try? r.readUInt16LE(), let id = try? r.readUInt16LE() else { return nil }
+        self.init(kind: Kind(rawValue: kind), deviceID: id)
+    }
+
+    public var event: HCIEvent {
+        var w = ByteWriter()
+        w.writeUInt16LE(0x0001)
+        w.writeUInt16LE(kind.rawValue)
+        w.writeUInt16LE(deviceID)
+        return HCIEvent(code: .stackInternal, parameters: w.bytes)
     }
 }

@@ -87,7 +87,9 @@ enum ScanCommand: Subcommand {
             do { received = try session.channel.receive(timeoutMilliseconds: Int(clamping: wait)) } catch { throw CLIError(error) }
             switch received {
             case let .signal(n): signal = n
-            case let .event(bytes): scanner.handle(bytes)
+            case let .event(bytes):
+                try session.checkHealth(bytes, while: "scanning")
+                scanner.handle(bytes)
             case .timedOut: break
             }
             scanner.tick()

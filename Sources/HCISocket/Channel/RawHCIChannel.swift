@@ -18,6 +18,10 @@ public final class RawHCIChannel: HCIChannel {
 
     private var socketDescriptor: Int32
     private var signals: SignalWatch?
+    /// With `watchSignals` (the long waits of `start` and `scan`): an unbound raw socket that hears
+    /// the stack's internal device events (0xFD: device up, down, unregistered), which the kernel
+    /// sends only to sockets bound to no device. -1 when not watching or when it could not be opened.
+    private var deviceWatch: Int32 = -1
     /// One datagram; events are at most 258 bytes, the rest is headroom.
     private var buffer = [UInt8](repeating: 0, count: 2048)
     private var name: String { deviceName(deviceID) }
@@ -32,7 +36,10 @@ public final class RawHCIChannel: HCIChannel {
         do {
             try Self.bind(fd, deviceID: deviceID)
             try Self.setFilter(fd, device: name)
-            if watchSignals { signals = try SignalWatch(device: name) }
+            if watchSignals {
+                signals = try SignalWatch(device: name)
+                deviceWatch = Self.openDeviceWatch()
+            }
         } catch {
             closeDescriptor(fd)
             socketDescriptor = -1
@@ -47,6 +54,10 @@ public final class RawHCIChannel: HCIChannel {
     public func close() {
         signals?.close()
         signals = nil
+        if deviceWatch >= 0 {
+            closeDescriptor(deviceWatch)
+            deviceWatch = -1
+        }
         if socketDescriptor >= 0 {
             closeDescriptor(socketDescriptor)
             socketDescriptor = -1
@@ -78,8 +89,10 @@ public final class RawHCIChannel: HCIChannel {
         }
         let deadline = timeoutMilliseconds < 0 ? nil : MonotonicInstant.after(milliseconds: timeoutMilliseconds)
         let forever = timeoutMilliseconds < 0 || deadline == nil
-        var fds = [pollfd(fd: socketDescriptor, events: Int16(POLLIN), revents: 0)]
-        if let signals { fds.append(pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0)) }
+        // [socket, signalfd or -1, device watch or -1]: poll ignores negative descriptors.
+        var fds = [pollfd(fd: socketDescriptor, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: signals?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: deviceWatch, events: Int16(POLLIN), revents: 0)]
         while true {
             let wait: Int32 = forever ? -1 : (deadline?.millisecondsFromNow() ?? 0)
             for i in fds.indices { fds[i].revents = 0 }
@@ -94,8 +107,11 @@ public final class RawHCIChannel: HCIChannel {
                 if let deadline, MonotonicInstant.now() < deadline { continue }  // poll's Int32 range ran out
                 return .timedOut
             }
-            if fds.count > 1, fds[1].revents != 0, let signal = signals?.take() {
+            if fds[1].revents != 0, let signal = signals?.take() {
                 return .signal(signal)
+            }
+            if fds[2].revents != 0, let packet = readDeviceEvent() {
+                return .event(packet)
             }
             let socketEvents = fds[0].revents
             if socketEvents & Int16(POLLNVAL) != 0 {
@@ -126,6 +142,33 @@ public final class RawHCIChannel: HCIChannel {
         }
         let packet = Array(buffer.prefix(min(count, capacity)))
         guard packet.first == PacketType.event.rawValue else { return nil }
+        return packet
+    }
+
+    /// Best effort: a failure only means device-down goes unnoticed, as with other raw-HCI tools.
+    private static func openDeviceWatch() -> Int32 {
+        guard let fd = try? openHCISocket(device: "hci-monitor") else { return -1 }
+        var filter = hci_filter()
+        hci_filter_clear(&filter)
+        hci_filter_set_ptype(beacon_tx_HCI_EVENT_PKT, &filter)
+        hci_filter_set_event(beacon_tx_EVT_STACK_INTERNAL, &filter)
+        let filtered = setsockopt(fd, beacon_tx_SOL_HCI, beacon_tx_HCI_FILTER, &filter, socklen_t(MemoryLayout<hci_filter>.size))
+        guard (try? bind(fd, deviceID: beacon_tx_HCI_DEV_NONE)) != nil, filtered == 0 else {
+            closeDescriptor(fd)
+            return -1
+        }
+        return fd
+    }
+
+    /// A stack-internal device event about this device, or nil:
+    /// `04 fd 06 | type 0x0001 (EVT_SI_DEVICE) | event (LE16) | dev_id (LE16)`.
+    private func readDeviceEvent() -> [UInt8]? {
+        var packet = [UInt8](repeating: 0, count: 64)
+        let count = packet.withUnsafeMutableBytes { recv(deviceWatch, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        guard count >= 9, count <= packet.count else { return nil }
+        packet = Array(packet.prefix(count))
+        guard let event = try? HCIEvent(packet: packet), let si = StackInternalDeviceEvent(event),
+              si.deviceID == deviceID else { return nil }
         return packet
     }
 
