@@ -107,6 +107,14 @@ import Testing
         let evt = tool(["decode", "04 0e 04 01 06 20 0c"])
         #expect(evt.code == 0)
         expectSnapshot(evt.out, "decode-event.txt")
+        // An LE Advertising Report event as btvirt sends it (RSSI 127: not available).
+        let report = "043e2a" + "02010300" + "00000001aa00" + "1e" + Golden.advertisingDataHex + "7f"
+        let reportText = tool(["decode", report])
+        #expect(reportText.code == 0, "\(reportText.err)")
+        expectSnapshot(reportText.out, "decode-report.txt")
+        let reportJSON = tool(["decode", report, "--json"])
+        #expect(reportJSON.out.contains("\"uuid\": \"\(Golden.uuidText)\""))
+        #expect(reportJSON.out.contains("\"rssi\": null"))
         let dataCmd = tool(["decode", "010820201e" + Golden.advertisingDataHex + "00", "--json"])
         expectSnapshot(dataCmd.out, "decode-command.json")
     }

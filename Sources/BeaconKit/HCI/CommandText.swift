@@ -36,6 +36,13 @@ public enum CommandText {
         } else if let cs = try? CommandStatus(e) {
             lines.append(indent + "\(cs.opcode.name ?? "Unknown") \(cs.opcode.ogfOcfText) ncmd \(cs.numHCICommandPackets)")
             lines.append(indent + "  Status: \(cs.status)")
+        } else if let batch = AdvertisingReports.decodePartial(event: e) {
+            lines.append(indent + "\(batch.subevent == .extendedAdvertisingReport ? "LE Extended Advertising Report (0x0d)" : "LE Advertising Report (0x02)"): \(batch.reports.count) report(s)")
+            for (i, report) in batch.reports.enumerated() {
+                lines.append(indent + "  Report \(i + 1)")
+                lines += report.descriptionLines.map { indent + "    " + $0 }
+            }
+            if let error = batch.error { lines.append(indent + "  Malformed: \(error)") }
         }
         lines += hexRows(e.parameters).map { indent + $0 }
         return lines

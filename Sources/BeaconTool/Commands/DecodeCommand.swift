@@ -82,6 +82,21 @@ enum DecodeCommand: Subcommand {
             pairs += [("opcode", .string(Hex.word(cs.opcode.rawValue))), ("command", cs.opcode.name.map(JSON.string) ?? .null),
                       ("ncmd", .number(Double(cs.numHCICommandPackets))),
                       ("status", .number(Double(cs.status.rawValue))), ("statusName", .string(cs.status.name))]
+        } else if let batch = AdvertisingReports.decodePartial(event: e) {
+            pairs.append(("subevent", .string(Hex.byte(batch.subevent.rawValue))))
+            pairs.append(("reports", .array(batch.reports.map { r in
+                var fields: [(String, JSON)] = [
+                    ("address", .string(r.address)), ("addressType", .string(ScanCommand.addressTypeName(r.addressType))),
+                    ("extended", .bool(r.isExtended)), ("rssi", r.rssi.map { .number(Double($0)) } ?? .null),
+                ]
+                if let structures = try? ADStructure.parse(r.data) {
+                    fields.append(("advertisingData", advertisingDataJSON(r.data, structures)))
+                } else {
+                    fields.append(("data", .string(Hex.encode(r.data))))
+                }
+                return .object(fields)
+            })))
+            if let error = batch.error { pairs.append(("error", .string(error.description))) }
         }
         return .object(pairs)
     }
