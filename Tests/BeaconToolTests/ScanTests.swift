@@ -57,6 +57,8 @@ import Testing
         // 10^((-59 - -65) / 20) = 1.995 m: near.
         #expect(range["distance"] == .number(2))
         #expect(range["proximity"] == .string("near"))
+        // The report arrived 1 ms (one test-clock read) before the update was written.
+        #expect(range["lastSeen"] == .number(1_799_999_999.999))
         #expect(objects[2]["data"] == .string("020106"))
         #expect(objects[3]["region"] == .string(Golden.uuidText + ":1"))
         #expect(r.err.contains("scanning stopped on hci0: 2 report(s), 1 beacon(s)"))

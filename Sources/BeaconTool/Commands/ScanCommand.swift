@@ -175,9 +175,10 @@ enum ScanCommand: Subcommand {
 
         func emit(_ r: RangedBeacon, addressType: AdvertisingReport.AddressType) {
             let wall = ctx.wallClockSeconds()
+            let lastSeen = wall - max(0, now - r.lastSeen)
             if setup.json {
                 ctx.stdout(JSON.object([
-                    ("event", .string("range")), ("time", .number(rounded(wall, 3))),
+                    ("event", .string("range")), ("time", .number(rounded(wall, 3))), ("lastSeen", .number(rounded(lastSeen, 3))),
                     ("uuid", .string(r.identity.uuid.description)), ("major", .number(Double(r.identity.major))),
                     ("minor", .number(Double(r.identity.minor))), ("measuredPower", .number(Double(r.measuredPower))),
                     ("address", .string(r.address)), ("addressType", .string(addressTypeName(addressType))),
