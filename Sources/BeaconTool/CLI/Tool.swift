@@ -57,10 +57,9 @@ extension Subcommand {
 public enum BeaconTX {
     public static let version = "0.1.0"
 
-    static let subcommands: [any Subcommand.Type] = [
-        StartCommand.self, StopCommand.self, DevicesCommand.self, ScanCommand.self,
-        DecodeCommand.self, DumpConfigCommand.self,
-    ]
+    static var subcommands: [any Subcommand.Type] {
+        [StartCommand.self, StopCommand.self, DevicesCommand.self, ScanCommand.self, DecodeCommand.self, DumpConfigCommand.self]
+    }
 
     static var help: String {
         var lines = [
