@@ -25,7 +25,8 @@ let package = Package(
         // Scripted fake controller and golden-file helpers for the tests.
         .target(name: "BeaconTestSupport", dependencies: ["BeaconKit"], path: "Tests/BeaconTestSupport"),
         .testTarget(name: "BeaconKitTests", dependencies: ["BeaconKit", "BeaconTestSupport"]),
-        .testTarget(name: "BeaconToolTests", dependencies: ["BeaconTool", "BeaconKit", "BeaconTestSupport"]),
+        .testTarget(name: "BeaconToolTests", dependencies: ["BeaconTool", "BeaconKit", "BeaconTestSupport"], exclude: ["Snapshots"]),
+        .testTarget(name: "HCISocketTests", dependencies: ["HCISocket", "BeaconKit"]),
     ],
     swiftLanguageModes: [.v6]
 )
