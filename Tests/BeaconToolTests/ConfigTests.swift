@@ -7,7 +7,7 @@ import Testing
 @Suite struct ConfigTests {
     func temp(_ text: String) -> String {
         let path = NSTemporaryDirectory() + "beacon-tx-\(UUID().uuidString).json"
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
         return path
     }
 
@@ -54,6 +54,11 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: file) }
         let r = tool(["start", "--config", file, "--dry-run", "--format", "hex"])
         #expect(r.code == 0, "\(r.err)")
+    }
+
+    @Test func surrogatePairsAreOneCharacter() throws {
+        #expect(try JSON.parse(#""\uD83D\uDE00 \u00e9""#) == .string("😀 é"))
+        #expect(try JSON.parse(#""\uD83D x""#) == .string("\u{FFFD} x"))
     }
 
     @Test func byteOrderMarkIsSkipped() throws {

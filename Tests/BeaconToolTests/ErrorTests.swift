@@ -110,7 +110,7 @@ import Testing
     func badConfig(_ i: Int) {
         let (text, mentions) = Self.configCases[i]
         let path = NSTemporaryDirectory() + "beacon-tx-bad-\(i)-\(UUID().uuidString).json"
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let r = tool(["start", "--config", path] + Self.g + Self.dry)
         #expect(r.code == 65, "\(text): exit \(r.code) \(r.err)")

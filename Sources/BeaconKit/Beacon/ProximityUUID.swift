@@ -32,7 +32,7 @@ public struct ProximityUUID: Hashable, Sendable, CustomStringConvertible {
 
     /// Canonical uppercase 8-4-4-4-12 text, as CoreLocation prints it.
     public var description: String {
-        let h = Hex.encode(bytes).uppercased()
+        let h = Hex.encode(bytes, uppercase: true)
         let c = Array(h)
         return [c[0..<8], c[8..<12], c[12..<16], c[16..<20], c[20..<32]].map { String($0) }.joined(separator: "-")
     }

@@ -1,12 +1,20 @@
 /// Hex text <-> bytes, for dry-run output, the `decode` command and golden vectors.
 public enum Hex {
-    private static let digits: [Character] = Array("0123456789abcdef")
+    private static let lower: [UInt8] = Array("0123456789abcdef".utf8)
+    private static let upper: [UInt8] = Array("0123456789ABCDEF".utf8)
 
-    /// Lowercase hex without separators, e.g. `01030c00`.
-    public static func encode<S: Sequence>(_ bytes: S, separator: String = "") -> String where S.Element == UInt8 {
-        var parts: [String] = []
-        for b in bytes { parts.append(String([digits[Int(b >> 4)], digits[Int(b & 0x0f)]])) }
-        return parts.joined(separator: separator)
+    /// Lowercase hex, e.g. `01030c00`; `separator` goes between bytes (`"01 03 0c 00"`).
+    public static func encode<S: Sequence>(_ bytes: S, separator: String = "", uppercase: Bool = false) -> String where S.Element == UInt8 {
+        let digits = uppercase ? upper : lower
+        let sep = Array(separator.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.underestimatedCount * (2 + sep.count))
+        for b in bytes {
+            if !out.isEmpty { out += sep }
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Parses hex, ignoring spaces, colons, dashes and an optional `0x` prefix.

@@ -237,7 +237,7 @@ public struct AdvertisingReport: Hashable, Sendable {
 
     /// Six wire-order (little-endian) address bytes as `AA:BB:CC:DD:EE:FF`.
     public static func addressText<C: Collection>(wireOrder bytes: C) -> String where C.Element == UInt8 {
-        bytes.reversed().map { Hex.encode([$0]).uppercased() }.joined(separator: ":")
+        Hex.encode(bytes.reversed(), separator: ":", uppercase: true)
     }
 
     /// btmon-style lines: event type, address, PHYs, TX power, RSSI, data length and the AD structures.

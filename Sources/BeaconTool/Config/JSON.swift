@@ -213,10 +213,13 @@ public indirect enum JSON: Equatable, Sendable {
                     case 0x62: out.append(0x08)
                     case 0x66: out.append(0x0C)
                     case 0x75:
-                        guard i + 4 <= b.count, let v = UInt32(String(decoding: b[i..<(i + 4)], as: UTF8.self), radix: 16) else {
-                            throw error("invalid \\u escape")
+                        var v = try hex4()
+                        // A UTF-16 surrogate pair (\uD83D\uDE00) is one scalar.
+                        if (0xD800..<0xDC00).contains(v), i + 6 <= b.count, b[i] == 0x5C, b[i + 1] == 0x75 {
+                            i += 2
+                            let low = try hex4()
+                            v = (0xDC00..<0xE000).contains(low) ? 0x10000 + ((v - 0xD800) << 10) + (low - 0xDC00) : 0xFFFD
                         }
-                        i += 4
                         out += Array(String(Unicode.Scalar(v).map(Character.init) ?? "\u{FFFD}").utf8)
                     default: throw error("invalid escape")
                     }
@@ -227,6 +230,15 @@ public indirect enum JSON: Equatable, Sendable {
                 }
             }
             return String(decoding: out, as: UTF8.self)
+        }
+
+        /// Four hex digits after `\\u`.
+        mutating func hex4() throws(JSONParseError) -> UInt32 {
+            guard i + 4 <= b.count, let v = UInt32(String(decoding: b[i..<(i + 4)], as: UTF8.self), radix: 16) else {
+                throw error("invalid \\u escape")
+            }
+            i += 4
+            return v
         }
 
         mutating func array(depth: Int) throws(JSONParseError) -> JSON {
