@@ -46,12 +46,11 @@ public enum Controllers {
                                        returnParameters: [0x00] + commandBitmap(legacyOpcodes + (extended ? extendedOpcodes : [])))
         let features = CommandComplete(numHCICommandPackets: 1, opcode: .leReadLocalSupportedFeatures,
                                        returnParameters: [0x00, 0x01, extended ? 0x10 : 0x00, 0, 0, 0, 0, 0, 0])
-        var steps: [ScriptedController.Step] = [
+        return [
             .command(.readLocalVersionInformation, replies: [version.event]),
             .command(.readLocalSupportedCommands, replies: [commands.event]),
             .command(.leReadLocalSupportedFeatures, replies: [features.event]),
         ]
-        return steps
     }
 
     /// What `devices` reads after the probe of an extended controller: max data length 251, 16 sets.

@@ -117,6 +117,19 @@ import Testing
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
+    @Test func refusedScanParametersLeaveScanningOff() throws {
+        let ext = try plan(.extended)
+        var steps = C.probe(extended: true)
+        steps.append(C.okStep(ext.start[0].command))
+        steps.append(.command(ext.start[1].command, replies: [C.fail(ext.start[1].command, .invalidHCICommandParameters)]))
+        steps += C.okSteps(ext.stop)
+        let fake = ScriptedController(steps)
+        let r = tool(["scan"], host: FakeHost(devices: [C.device(0)], channels: [0: fake]))
+        #expect(r.code == 69)
+        #expect(r.err.contains("LE Set Extended Scan Parameters (0x2041) failed: Invalid HCI Command Parameters (0x12)"))
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+    }
+
     @Test func badScanFlags() {
         for (args, mention) in [
             (["scan", "--region", "nope"], "--region 'nope'"),

@@ -43,35 +43,52 @@ public enum Advertiser {
     public static func start(_ runner: HCICommandRunner, plan makePlan: (AdvertisingFamily) -> AdvertisingPlan,
                              family: AdvertisingFamily, caps: ControllerCapabilities, device: String,
                              log: (String) -> Void) throws(StartError) -> AdvertisingPlan {
-        let first = makePlan(family)
+        let fallback = caps.supports(family.other) ? makePlan(family.other) : nil
+        do {
+            return try startSwitchingOnce(runner, makePlan(family), fallback: fallback) { error in
+                log("\(device): \(error); the controller is in \(family.other) advertising mode, switching to \(family.other) commands")
+            }
+        } catch {
+            switch error {
+            case let .refused(e): throw .command(e)
+            case let .bothDisallowed(first, second): throw .bothFamiliesDisallowed(device: device, first: first, second: second)
+            }
+        }
+    }
+
+    /// The family rule for any plan (advertising or scanning): run `first.start`; if a step is refused
+    /// with Command Disallowed and there is a `fallback` (the other family's plan), run that once.
+    /// A step refused for another reason leaves nothing half-done: that plan's stop runs, best effort.
+    public static func startSwitchingOnce<Plan: CommandPlan>(_ runner: HCICommandRunner, _ first: Plan, fallback: Plan?,
+                                                             switching: (HCIError) -> Void) throws(FamilyStartError) -> Plan {
         let firstFailure: HCIError
         do {
             try runAll(first.start, runner)
             return first
         } catch let e {
-            guard case .commandFailed(_, .commandDisallowed) = e, caps.supports(family.other) else {
+            guard case .commandFailed(_, .commandDisallowed) = e, fallback != nil else {
                 undo(first, after: e, runner)
-                throw .command(e)
+                throw .refused(e)
             }
             firstFailure = e
         }
-        log("\(device): \(firstFailure); the controller is in \(family.other) advertising mode, switching to \(family.other) commands")
-        let second = makePlan(family.other)
+        guard let second = fallback else { throw .refused(firstFailure) }
+        switching(firstFailure)
         do {
             try runAll(second.start, runner)
             return second
         } catch let e {
             guard case .commandFailed(_, .commandDisallowed) = e else {
                 undo(second, after: e, runner)
-                throw .command(e)
+                throw .refused(e)
             }
-            throw .bothFamiliesDisallowed(device: device, first: firstFailure, second: e)
+            throw .bothDisallowed(first: firstFailure, second: e)
         }
     }
 
     /// Leaves nothing half-done: after the controller refused a step (it answers, so it listens),
     /// the stop plan of that family runs, best effort. Transport errors and timeouts skip this.
-    static func undo(_ plan: AdvertisingPlan, after error: HCIError, _ runner: HCICommandRunner) {
+    static func undo<Plan: CommandPlan>(_ plan: Plan, after error: HCIError, _ runner: HCICommandRunner) {
         guard case .commandFailed = error else { return }
         for step in plan.stop { _ = try? runner.send(step.command) }
     }
@@ -105,6 +122,23 @@ public enum Advertiser {
     static func runAll(_ steps: [PlannedCommand], _ runner: HCICommandRunner) throws(HCIError) {
         for step in steps { try runner.run(step) }
     }
+}
+
+/// A plan the family rule applies to: commands to start and to stop.
+public protocol CommandPlan {
+    var start: [PlannedCommand] { get }
+    var stop: [PlannedCommand] { get }
+}
+
+extension AdvertisingPlan: CommandPlan {}
+extension ScanPlan: CommandPlan {}
+
+/// Why `Advertiser.startSwitchingOnce` gave up.
+public enum FamilyStartError: Error, Equatable, Sendable {
+    /// A step failed for a reason other than the family rule (or there was no other family).
+    case refused(HCIError)
+    /// Both families answered Command Disallowed.
+    case bothDisallowed(first: HCIError, second: HCIError)
 }
 
 /// Why `start` could not begin advertising.

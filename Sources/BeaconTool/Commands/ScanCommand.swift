@@ -102,24 +102,23 @@ enum ScanCommand: Subcommand {
         return .success
     }
 
-    /// Runs the start plan of the family the controller supports; on Command Disallowed (the
-    /// controller is locked to legacy commands) falls back to legacy once.
+    /// Runs the scan plan of the family the controller supports; on Command Disallowed (the
+    /// controller is locked to the other family) switches once, as `start` does.
     static func startScanning(_ session: DeviceSession, _ setup: Setup, _ ctx: ToolContext) throws(CLIError) -> ScanPlan {
-        let family: ScanFamily = session.caps.supportsExtendedScanning ? .extended : .legacy
+        let extended = session.caps.supportsExtendedScanning
+        let (legacyPlan, extendedPlan) = (setup.plans[0], setup.plans[1])
         do {
-            return try startScanning(family, session, setup)
-        } catch .commandFailed(let opcode, .commandDisallowed) where family == .extended {
-            ctx.note("\(session.name): \(HCIError.commandFailed(opcode: opcode, status: .commandDisallowed)); trying legacy scan commands")
-            do { return try startScanning(.legacy, session, setup) } catch { throw CLIError(error) }
+            return try Advertiser.startSwitchingOnce(session.runner, extended ? extendedPlan : legacyPlan,
+                                                     fallback: extended ? legacyPlan : nil) { error in
+                ctx.note("\(session.name): \(error); trying legacy scan commands")
+            }
         } catch {
-            throw CLIError(error)
+            switch error {
+            case let .refused(e): throw CLIError(e)
+            case let .bothDisallowed(first, second):
+                throw CLIError(.unavailable, "\(session.name) refused both scan families (\(first); \(second)): another program holds the controller in the other family; retry, or stop it")
+            }
         }
-    }
-
-    static func startScanning(_ family: ScanFamily, _ session: DeviceSession, _ setup: Setup) throws(HCIError) -> ScanPlan {
-        let plan = setup.plans[family == .extended ? 1 : 0]
-        for step in plan.start { try session.runner.run(step) }
-        return plan
     }
 
     /// The receive-side state: ranging, monitoring, output.
