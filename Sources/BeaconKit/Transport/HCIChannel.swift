@@ -21,7 +21,10 @@ public protocol HCIChannel: AnyObject {
 public struct HCIDeviceInfo: Hashable, Sendable {
     public var id: UInt16
     /// `hci0`.
-    public var name: String { "hci\(id)" }
+    public var name: String { Self.name(of: id) }
+
+    /// `hci0` for id 0: the kernel's spelling, the one place it is written.
+    public static func name(of id: UInt16) -> String { "hci\(id)" }
 
     /// Parses a controller name as the kernel spells it, `hci0`, or a bare index, `0`. Nil for
     /// anything else (signs, spaces, non-ASCII digits) and for indexes from 0xFFFF (HCI_DEV_NONE) up,

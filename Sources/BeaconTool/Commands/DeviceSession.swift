@@ -29,7 +29,7 @@ struct DeviceSession {
         let names = devices.map(\.name)
         if let id = o.device {
             guard let info = devices.first(where: { $0.id == id }) else {
-                throw CLIError(TransportError.noSuchDevice("hci\(id)", available: names))
+                throw CLIError(TransportError.noSuchDevice(HCIDeviceInfo.name(of: id), available: names))
             }
             return try open(info, host, o, ctx)
         }

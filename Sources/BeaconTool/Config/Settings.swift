@@ -39,7 +39,7 @@ struct Settings: Equatable, Sendable {
     var advertisingSet: UInt8 = 0
     var beacon: BeaconEntry?
 
-    var deviceName: String? { device.map { "hci\($0)" } }
+    var deviceName: String? { device.map(HCIDeviceInfo.name(of:)) }
 
     var advertisingOptions: AdvertisingOptions {
         AdvertisingOptions(interval: interval, connectable: connectable, txPower: txPower, advertisingHandle: advertisingSet)
@@ -47,7 +47,7 @@ struct Settings: Equatable, Sendable {
 
     var json: JSON {
         .object([
-            ("device", device.map { .string("hci\($0)") } ?? .null),
+            ("device", deviceName.map(JSON.string) ?? .null),
             ("interval", .number(interval.milliseconds)),
             ("intervalUnits", .number(Double(interval.units))),
             ("connectable", .bool(connectable)),

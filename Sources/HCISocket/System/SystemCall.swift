@@ -41,7 +41,7 @@ func errorMessage(_ code: Int32) -> String {
 }
 
 /// `hci0`, for messages.
-func deviceName(_ id: UInt16) -> String { "hci\(id)" }
+func deviceName(_ id: UInt16) -> String { HCIDeviceInfo.name(of: id) }
 
 /// A fresh `socket(AF_BLUETOOTH, SOCK_RAW | SOCK_CLOEXEC, BTPROTO_HCI)`, unbound.
 func openHCISocket(device: String) throws(TransportError) -> Int32 {
