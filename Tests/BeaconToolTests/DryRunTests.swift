@@ -123,10 +123,18 @@ import Testing
         let h = tool(["--help"])
         #expect(h.code == 0)
         expectSnapshot(h.out, "help.txt")
-        for c in ["start", "stop", "devices", "decode", "dump-config"] {
+        for c in ["start", "stop", "devices", "scan", "decode", "dump-config"] {
             let r = tool([c, "--help"])
-            #expect(r.code == 0 && r.out.contains("usage: beacon-tx \(c)") && r.out.contains("examples:"), "\(c)")
+            #expect(r.code == 0, "\(c)")
+            #expect(r.out.contains("usage: beacon-tx \(c)"), "\(c)")
+            // Every example is an example of this subcommand.
+            let examples = r.out.components(separatedBy: "\nexamples:\n").last?.split(separator: "\n") ?? []
+            #expect(!examples.isEmpty && examples.allSatisfy {
+                $0.hasPrefix("  beacon-tx \(c)") || $0.hasPrefix("  sudo beacon-tx \(c)")
+            }, "\(c): \(examples)")
+            #expect(tool(["help", c]).out == r.out)
         }
+        expectSnapshot(tool(["scan", "--help"]).out, "help-scan.txt")
         expectSnapshot(tool(["start", "--help"]).out, "help-start.txt")
         #expect(tool(["--version"]).out == "beacon-tx \(BeaconTX.version)\n")
     }

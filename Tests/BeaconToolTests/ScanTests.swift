@@ -90,6 +90,7 @@ import Testing
         let r = tool(["scan", "--region", Golden.uuidText + ":2", "--json"], host: FakeHost(devices: [C.device(0)], channels: [0: fake]))
         #expect(r.code == 0, "\(r.err)")
         #expect(r.out == "")
+        #expect(r.err.contains("1 report(s), 0 beacon(s)"), "the report arrived and was filtered: \(r.err)")
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 

@@ -248,10 +248,11 @@ btmon_text() {
 # last_adv_enable hciN: "enable" or "disable" for the last LE Set Advertising Enable
 # (0x200a) or LE Set Extended Advertising Enable (0x2039) sent to hciN, "none" if none.
 last_adv_enable() {
-  local op params v=none
+  local op params v=none log
+  log=$(hci_log "$1") || fail "hci_log $1 failed"
   while read -r _ _ op params _; do
     case $op in 0x200a|0x2039) if [[ $params == 00* ]]; then v=disable; else v=enable; fi ;; esac
-  done < <(hci_log "$1")
+  done <<< "$log"
   echo "$v"
 }
 
@@ -263,11 +264,13 @@ expect_last_adv_enable() {
 }
 
 _sent() {   # _sent hciN OPCODE [PARAMS_HEX]: was such a command sent?
-  local want_op=${2,,} want_p op params found=1
+  local want_op=${2,,} want_p op params found=1 log
   want_p=$(_hex "${*:3}")
+  # not `< <(hci_log ...)`: a failing hci_log must fail the scenario, not read as "not sent"
+  log=$(hci_log "$1") || fail "hci_log $1 failed"
   while read -r _ _ op params _; do
     [ "$op" = "$want_op" ] && { [ -z "$want_p" ] || [ "$params" = "$want_p" ]; } && found=0
-  done < <(hci_log "$1")
+  done <<< "$log"
   return $found
 }
 

@@ -88,7 +88,7 @@ public enum BeaconTX {
     /// Runs one command line (without the program name) and returns the exit code.
     public static func run(_ arguments: [String], _ ctx: ToolContext) -> Int32 {
         guard let first = arguments.first else {
-            ctx.stderr(help)
+            ctx.stderr("beacon-tx: missing command (\(subcommands.map { $0.name }.joined(separator: ", "))); see beacon-tx --help")
             return ExitCode.usage.rawValue
         }
         switch first {

@@ -14,4 +14,5 @@ scan_start hci1
 cat "$E2E_OUT/start.log"
 grep -q 'hci0 is down; bringing it up (HCIDEVUP)' "$E2E_OUT/start.log" || fail "no bring-up note"
 hciconfig hci0 | grep -q 'UP RUNNING' || fail "hci0 is not up"
-expect_adv_data -s hci1 -a "$(bdaddr hci0)" "$GOLDEN"
+addr=$(bdaddr hci0)
+expect_adv_data -s hci1 -a "$addr" "$GOLDEN"

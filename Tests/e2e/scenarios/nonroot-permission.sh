@@ -21,4 +21,5 @@ step "nobody with ambient CAP_NET_RAW,CAP_NET_ADMIN (the systemd unit's grant)"
 scan_start hci1
 setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=+net_raw,+net_admin --ambient-caps=+net_raw,+net_admin \
   "$BEACON_TX" start --device hci0 --detach --config "$REPO/Config/kiosk.json" || fail "start with ambient caps exited $?"
-expect_adv_data -s hci1 -a "$(bdaddr hci0)" "$GOLDEN"
+addr=$(bdaddr hci0)
+expect_adv_data -s hci1 -a "$addr" "$GOLDEN"

@@ -12,7 +12,11 @@ wait_until 10 _has_line "$E2E_OUT/match.log" 'beacon-tx: scanning on hci1' || fa
 "$BEACON_TX" start --device hci0 --detach --config "$REPO/Config/kiosk.json" || fail "start exited $?"
 wait_until 10 _has_line "$E2E_OUT/match.log" '{"event":"range"' || fail "the matching scan saw nothing: $(tail -n 3 "$E2E_OUT/match.log")"
 stop_bg other TERM
+[ "$BG_RC" = 0 ] || fail "the non-matching scan exited $BG_RC"
 stop_bg match TERM
+[ "$BG_RC" = 0 ] || fail "the matching scan exited $BG_RC"
 cat "$E2E_OUT/other.log"
 if grep -q '^{' "$E2E_OUT/other.log"; then fail "the non-matching region reported: $(grep '^{' "$E2E_OUT/other.log" | head -n 1)"; fi
-grep -q 'report(s)' "$E2E_OUT/other.log" || fail "no closing line in the non-matching scan"
+# it did hear the advertisement, and filtered the beacon out
+grep -qE 'scanning stopped on hci1: [1-9][0-9]* report\(s\), 0 beacon\(s\)' "$E2E_OUT/other.log" ||
+  fail "the non-matching scan did not hear the report it had to filter: $(tail -n 1 "$E2E_OUT/other.log")"
