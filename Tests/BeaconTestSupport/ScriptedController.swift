@@ -67,6 +67,13 @@ public final class ScriptedController: HCIChannel {
         }
     }
 
+    /// Event filters the code set, in order.
+    public private(set) var eventFilters: [[EventCode]] = []
+
+    public func setEventFilter(_ events: [EventCode]) throws(TransportError) {
+        eventFilters.append(events)
+    }
+
     public func receive(timeoutMilliseconds: Int) throws(TransportError) -> HCIReceive {
         requestedTimeouts.append(timeoutMilliseconds)
         if !inbound.isEmpty { return .event(inbound.removeFirst()) }

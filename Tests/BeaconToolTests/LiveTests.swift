@@ -25,6 +25,7 @@ import Testing
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
         #expect(fake.mismatches.isEmpty, "\(fake.mismatches)")
         #expect(h.log == ["open hci0 +signals"])
+        #expect(fake.eventFilters == [[.commandComplete, .commandStatus, .hardwareError]], "no reports while only advertising")
         #expect(r.out.isEmpty)
         #expect(r.err.contains("advertising E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 major 1 minor 2 power -59 dBm on hci0 (extended commands"))
         #expect(r.err.contains("signal 15: advertising stopped on hci0"))

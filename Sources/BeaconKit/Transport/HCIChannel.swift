@@ -15,6 +15,9 @@ public protocol HCIChannel: AnyObject {
     func send(_ packet: [UInt8]) throws(TransportError)
     /// Blocks until an event, a watched signal, or the timeout (milliseconds; negative = forever).
     func receive(timeoutMilliseconds: Int) throws(TransportError) -> HCIReceive
+    /// Narrows the events the channel delivers (e.g. no LE Meta reports while only advertising, so
+    /// another program's scanning on the same controller does not wake a sleeping `start`).
+    func setEventFilter(_ events: [EventCode]) throws(TransportError)
 }
 
 /// A controller as the host sees it (HCIGETDEVINFO).

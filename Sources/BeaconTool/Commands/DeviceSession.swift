@@ -87,6 +87,8 @@ struct DeviceSession {
     /// an error (exit 69) so a supervisor such as systemd restarts the beacon.
     func waitForSignal() throws(CLIError) -> Int32 {
         if let s = runner.pendingSignal { return s }
+        // Only what can end the wait or answer the stop plan: no advertising reports.
+        do { try channel.setEventFilter([.commandComplete, .commandStatus, .hardwareError]) } catch { throw CLIError(error) }
         while true {
             let r: HCIReceive
             do { r = try channel.receive(timeoutMilliseconds: -1) } catch { throw CLIError(error) }

@@ -187,11 +187,15 @@ public final class RawHCIChannel: HCIChannel {
         }
     }
 
-    private static func setFilter(_ fd: Int32, device: String) throws(TransportError) {
+    public func setEventFilter(_ events: [EventCode]) throws(TransportError) {
+        try Self.setFilter(socketDescriptor, device: name, events: events.map(\.rawValue))
+    }
+
+    private static func setFilter(_ fd: Int32, device: String, events: [UInt8] = filteredEvents) throws(TransportError) {
         var filter = hci_filter()
         hci_filter_clear(&filter)
         hci_filter_set_ptype(beacon_tx_HCI_EVENT_PKT, &filter)
-        for event in filteredEvents { hci_filter_set_event(Int32(event), &filter) }
+        for event in events { hci_filter_set_event(Int32(event), &filter) }
         let result = setsockopt(fd, beacon_tx_SOL_HCI, beacon_tx_HCI_FILTER, &filter, socklen_t(MemoryLayout<hci_filter>.size))
         if result != 0 {
             throw transportError(errno: errno, call: "setsockopt(HCI_FILTER)", device: device)
