@@ -11,7 +11,6 @@ public enum AdvertisingFamily: String, CaseIterable, Hashable, Sendable {
 public struct AdvertisingInterval: Hashable, Sendable {
     public static let minimumMilliseconds = 20.0
     public static let maximumMilliseconds = 10240.0
-    public static let defaultMilliseconds = 100.0
 
     /// Units of 0.625 ms.
     public let units: UInt16

@@ -70,9 +70,6 @@ public final class HCICommandRunner {
         return unrelatedEvents
     }
 
-    /// Forgets a remembered signal once the caller has acted on it.
-    public func clearPendingSignal() { pendingSignal = nil }
-
     /// Sends and waits, returning the answer whatever its status.
     public func send(_ command: HCICommand) throws(HCIError) -> CommandComplete {
         let deadline = now.map { $0() + Int64(timeoutMilliseconds) }
