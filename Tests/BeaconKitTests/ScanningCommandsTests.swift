@@ -130,9 +130,4 @@ struct ScanningCommandsTests {
         #expect(ScanOptions.units(milliseconds: .nan) == nil)
         #expect(ScanOptions.units(milliseconds: 50_000) == nil)
     }
-
-    @Test func familyFollowsAdvertisingFamily() {
-        #expect(ScanFamily(AdvertisingFamily.legacy) == .legacy)
-        #expect(ScanFamily(AdvertisingFamily.extended) == .extended)
-    }
 }

@@ -1,15 +1,7 @@
 /// Which HCI scanning command family drives the controller: legacy (LE Set Scan Parameters / Enable,
-/// Core spec Vol 4, Part E, §7.8.10–§7.8.11) or extended (§7.8.64–§7.8.65). As with advertising, a
-/// controller refuses to mix legacy and extended commands (§3.1.1): probe once, then use one family.
-public enum ScanFamily: String, CaseIterable, Hashable, Sendable {
-    case legacy
-    case extended
-
-    /// The scan family that matches an advertising family (one controller, one family).
-    public init(_ family: AdvertisingFamily) {
-        self = family == .legacy ? .legacy : .extended
-    }
-}
+/// Core spec Vol 4, Part E, §7.8.10–§7.8.11) or extended (§7.8.64–§7.8.65). It is the same family as
+/// for advertising: a controller refuses to mix legacy and extended commands of either kind (§3.1.1).
+public typealias ScanFamily = AdvertisingFamily
 
 /// How to scan. Interval and window are in units of 0.625 ms, as on the wire.
 public struct ScanOptions: Hashable, Sendable {

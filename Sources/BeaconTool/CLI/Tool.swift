@@ -37,10 +37,14 @@ protocol Subcommand {
     static var usage: String { get }
     static var options: [OptionSpec] { get }
     static var examples: [String] { get }
+    /// Whether the command takes positional arguments (only `decode` does).
+    static var takesPositionals: Bool { get }
     static func run(_ args: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode
 }
 
 extension Subcommand {
+    static var takesPositionals: Bool { false }
+
     static var help: String {
         var lines = ["\(summary)", "", "usage: \(usage)", "", "options:"]
         let width = (options.map { $0.name.count + ($0.value.map { $0.count + 1 } ?? 0) }.max() ?? 0) + 2
@@ -109,11 +113,14 @@ public enum BeaconTX {
             ctx.stderr("beacon-tx: unknown command '\(first)' (commands: \(subcommands.map { $0.name }.joined(separator: ", "))); see beacon-tx --help")
             return ExitCode.usage.rawValue
         }
-        do {
+        do throws(CLIError) {
             let parsed = try ParsedArguments(Array(arguments.dropFirst()), specs: command.options + [.flag("--help", "")], command: command.name)
             if parsed.has("--help") {
                 ctx.stdout(command.help)
                 return 0
+            }
+            if !command.takesPositionals, let extra = parsed.positionals.first {
+                throw CLIError.usage("unexpected argument '\(extra)'; see beacon-tx \(command.name) --help")
             }
             return try command.run(parsed, ctx).rawValue
         } catch {

@@ -15,6 +15,8 @@ enum DecodeCommand: Subcommand {
         "beacon-tx decode '04 0e 04 01 06 20 0c'",
     ]
 
+    static let takesPositionals = true
+
     enum Kind { case auto, ad, command, event }
 
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {

@@ -52,7 +52,6 @@ enum DevicesCommand: Subcommand {
     }
 
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
-        guard a.positionals.isEmpty else { throw .usage("unexpected argument '\(a.positionals[0])'; see beacon-tx devices --help") }
         let timeout = try a.value("--timeout").map { (t: String) throws(CLIError) in try Validate.integer("--timeout", t, Settings.timeoutRange) }
             ?? Settings.defaultTimeoutMilliseconds
         let host: HCIHost

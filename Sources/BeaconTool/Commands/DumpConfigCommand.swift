@@ -11,7 +11,6 @@ enum DumpConfigCommand: Subcommand {
     static let examples = ["beacon-tx dump-config --config Config/kiosk.json --minor 7"]
 
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
-        guard a.positionals.isEmpty else { throw .usage("unexpected argument '\(a.positionals[0])'; see beacon-tx dump-config --help") }
         ctx.stdout(try StartCommand.settings(from: a, ctx).json.pretty)
         return .success
     }

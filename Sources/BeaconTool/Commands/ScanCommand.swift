@@ -39,7 +39,6 @@ enum ScanCommand: Subcommand {
     }
 
     static func parse(_ a: ParsedArguments) throws(CLIError) -> Setup {
-        guard a.positionals.isEmpty else { throw .usage("unexpected argument '\(a.positionals[0])'; see beacon-tx scan --help") }
         var s = Setup()
         for text in a.all("--region") {
             do { s.regions.append(try BeaconRegion(parsing: text)) } catch { throw .usage("--region '\(text)': \(error)") }

@@ -38,7 +38,6 @@ enum StartCommand: Subcommand {
     enum Format: String { case text, hex, hcitool, btsnoop }
 
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
-        guard a.positionals.isEmpty else { throw .usage("unexpected argument '\(a.positionals[0])'; see beacon-tx start --help") }
         let settings = try settings(from: a, ctx)
         guard let entry = settings.beacon else {
             throw .usage("no beacon: give --uuid, --major and --minor, or --config FILE with one beacon")

@@ -15,7 +15,6 @@ enum StopCommand: Subcommand {
     static let examples = ["sudo beacon-tx stop --device hci0"]
 
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
-        guard a.positionals.isEmpty else { throw .usage("unexpected argument '\(a.positionals[0])'; see beacon-tx stop --help") }
         var s = Settings()
         if let path = a.value("--config") { _ = try ConfigFile.load(path, into: &s) }
         if let d = a.value("--device") { s.device = try Validate.device("--device", d) }
