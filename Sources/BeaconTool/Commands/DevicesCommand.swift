@@ -52,8 +52,9 @@ enum DevicesCommand: Subcommand {
     }
 
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
-        let timeout = try a.value("--timeout").map { (t: String) throws(CLIError) in try Validate.integer("--timeout", t, Settings.timeoutRange) }
-            ?? Settings.defaultTimeoutMilliseconds
+        var s = Settings()
+        try s.applyDeviceFlags(a)
+        let timeout = s.timeoutMilliseconds
         let host: HCIHost
         do { host = try ctx.makeHost() } catch { throw CLIError(error) }
         let devices: [HCIDeviceInfo]

@@ -62,11 +62,9 @@ enum ScanCommand: Subcommand {
 
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         let setup = try parse(a)
-        var device: UInt16?
-        if let d = a.value("--device") { device = try Validate.device("--device", d) }
-        let timeout = try a.value("--timeout").map { (t: String) throws(CLIError) in try Validate.integer("--timeout", t, Settings.timeoutRange) }
-            ?? Settings.defaultTimeoutMilliseconds
-        let session = try DeviceSession.open(.init(device: device, timeoutMilliseconds: timeout, verbose: a.has("--verbose"), watchSignals: true), ctx)
+        var s = Settings()
+        try s.applyDeviceFlags(a)
+        let session = try DeviceSession.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose"), watchSignals: true), ctx)
         var scanner = Scanner(setup: setup, ctx: ctx)
         let plan = try startScanning(session, setup, ctx)
         ctx.note("scanning on \(session.name) (\(plan.family) commands\(setup.active ? ", active" : ", passive"))"

@@ -58,7 +58,7 @@ enum StartCommand: Subcommand {
         if let path = a.value("--config") {
             requestedInterval = try ConfigFile.load(path, into: &s)
         }
-        if let d = a.value("--device") { s.device = try Validate.device("--device", d) }
+        try s.applyDeviceFlags(a)
         if let t = a.value("--interval") {
             let ms = try Validate.number("--interval", t, AdvertisingInterval.minimumMilliseconds...AdvertisingInterval.maximumMilliseconds, unit: "ms")
             s.interval = AdvertisingInterval(milliseconds: ms) ?? s.interval
@@ -71,8 +71,6 @@ enum StartCommand: Subcommand {
         if let c = a.value("--controller") {
             s.controller = try Validate.choice("--controller", c, [("auto", nil), ("legacy", .legacy), ("extended", .extended)] as [(String, AdvertisingFamily?)])
         }
-        if let t = a.value("--timeout") { s.timeoutMilliseconds = try Validate.integer("--timeout", t, Settings.timeoutRange) }
-        if let t = a.value("--advertising-set") { s.advertisingSet = UInt8(try Validate.integer("--advertising-set", t, Settings.advertisingSetRange)) }
 
         let uuid = try a.value("--uuid").map { (t: String) throws(CLIError) in try Validate.uuid("--uuid", t) }
         let major = try a.value("--major").map { (t: String) throws(CLIError) in UInt16(try Validate.integer("--major", t, 0...65535)) }

@@ -17,9 +17,7 @@ enum StopCommand: Subcommand {
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         var s = Settings()
         if let path = a.value("--config") { _ = try ConfigFile.load(path, into: &s) }
-        if let d = a.value("--device") { s.device = try Validate.device("--device", d) }
-        if let t = a.value("--timeout") { s.timeoutMilliseconds = try Validate.integer("--timeout", t, Settings.timeoutRange) }
-        if let t = a.value("--advertising-set") { s.advertisingSet = UInt8(try Validate.integer("--advertising-set", t, Settings.advertisingSetRange)) }
+        try s.applyDeviceFlags(a)
         let session = try DeviceSession.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose")), ctx)
         do { try Advertiser.stopActive(session.runner, caps: session.caps, advertisingHandle: s.advertisingSet) } catch { throw CLIError(error) }
         ctx.note("advertising is off on \(session.name)")

@@ -58,5 +58,13 @@ struct Settings: Equatable, Sendable {
             ("beacons", .array(beacon.map { [$0.json] } ?? [])),
         ])
     }
-}
 
+    /// `--device`, `--timeout` and `--advertising-set`, where the command takes them (flags over file).
+    mutating func applyDeviceFlags(_ a: ParsedArguments) throws(CLIError) {
+        if let d = a.value("--device") { device = try Validate.device("--device", d) }
+        if let t = a.value("--timeout") { timeoutMilliseconds = try Validate.integer("--timeout", t, Self.timeoutRange) }
+        if let t = a.value("--advertising-set") {
+            advertisingSet = UInt8(try Validate.integer("--advertising-set", t, Self.advertisingSetRange))
+        }
+    }
+}
