@@ -17,16 +17,18 @@ let package = Package(
             pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]
         ),
+        // The one system-call layer: retry on EINTR, errno capture, swappable calls and clocks.
+        .target(name: "SystemCalls"),
         // The one thin transport over a raw HCI socket.
-        .target(name: "HCISocket", dependencies: ["BeaconKit", "CBlueZ"]),
+        .target(name: "HCISocket", dependencies: ["BeaconKit", "CBlueZ", "SystemCalls"]),
         // Argument parsing, config files, commands and output formats.
-        .target(name: "BeaconTool", dependencies: ["BeaconKit", "HCISocket"]),
+        .target(name: "BeaconTool", dependencies: ["BeaconKit", "HCISocket", "SystemCalls"]),
         .executableTarget(name: "beacon-tx", dependencies: ["BeaconTool"]),
         // Scripted fake controller and golden-file helpers for the tests.
         .target(name: "BeaconTestSupport", dependencies: ["BeaconKit"], path: "Tests/BeaconTestSupport"),
         .testTarget(name: "BeaconKitTests", dependencies: ["BeaconKit", "BeaconTestSupport"]),
         .testTarget(name: "BeaconToolTests", dependencies: ["BeaconTool", "BeaconKit", "BeaconTestSupport"], exclude: ["Snapshots"]),
-        .testTarget(name: "HCISocketTests", dependencies: ["HCISocket", "BeaconKit"]),
+        .testTarget(name: "HCISocketTests", dependencies: ["HCISocket", "BeaconKit", "SystemCalls"]),
     ],
     swiftLanguageModes: [.v6]
 )

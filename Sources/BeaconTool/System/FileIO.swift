@@ -1,20 +1,22 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SystemCalls
 
 /// Whole-file reads and writes with errno turned into one-line errors (no Foundation).
 enum FileIO {
     static func read(_ path: String, what: String) throws(CLIError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw openError(path, what: what, errno: errno) }
-        defer { close(fd) }
+        let fd: Int32
+        do { fd = try systemCall { open(path, O_RDONLY | O_CLOEXEC) } } catch {
+            throw openError(path, what: what, errno: error.code)
+        }
+        defer { SystemCalls.live.closeDescriptor(fd) }
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw CLIError(.noInput, "\(what) \(path): \(String(cString: strerror(errno)))")
+            let n: Int
+            do { n = try systemCall { buffer.withUnsafeMutableBytes { SystemCalls.live.read(fd, $0) } } } catch {
+                throw CLIError(.noInput, "\(what) \(path): \(error)")
             }
             if n == 0 { break }
             out += buffer[0..<n]
@@ -24,21 +26,24 @@ enum FileIO {
     }
 
     static func write(_ bytes: [UInt8], to path: String, what: String) throws(CLIError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw CLIError(.cantCreate, "\(what) \(path): \(String(cString: strerror(errno)))")
+        let fd: Int32
+        do { fd = try systemCall { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) } } catch {
+            throw CLIError(.cantCreate, "\(what) \(path): \(error)")
         }
-        defer { close(fd) }
+        defer { SystemCalls.live.closeDescriptor(fd) }
         try writeAll(fd, bytes, what: "\(what) \(path)")
     }
 
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], what: String) throws(CLIError) {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress.map { $0 + offset }, bytes.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw CLIError(.cantCreate, "\(what): \(String(cString: strerror(errno)))")
+            let n: Int
+            do {
+                n = try systemCall {
+                    bytes.withUnsafeBytes { SystemCalls.live.write(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+                }
+            } catch {
+                throw CLIError(.cantCreate, "\(what): \(error)")
             }
             offset += n
         }
@@ -49,7 +54,7 @@ enum FileIO {
         case ENOENT: return CLIError(.noInput, "\(what) \(path): no such file")
         case EACCES: return CLIError(.noInput, "\(what) \(path): permission denied")
         case EISDIR: return CLIError(.noInput, "\(what) \(path): is a directory")
-        default: return CLIError(.noInput, "\(what) \(path): \(String(cString: strerror(e)))")
+        default: return CLIError(.noInput, "\(what) \(path): \(Errno(e))")
         }
     }
 

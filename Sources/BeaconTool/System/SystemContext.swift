@@ -3,6 +3,7 @@ import Glibc
 #endif
 import BeaconKit
 import HCISocket
+import SystemCalls
 
 extension ToolContext {
     /// The real process: stdout/stderr, the raw HCI socket host and the system clocks.
@@ -13,12 +14,8 @@ extension ToolContext {
             stdoutBytes: { bytes in try? FileIO.writeAll(STDOUT_FILENO, bytes, what: "stdout") },
             stdoutIsTerminal: FileIO.isTerminal(STDOUT_FILENO),
             makeHost: { () throws(TransportError) -> HCIHost in RawHCIHost() },
-            monotonicMilliseconds: { HCISocket.monotonicMilliseconds() },
-            wallClockSeconds: {
-                var ts = timespec()
-                clock_gettime(CLOCK_REALTIME, &ts)
-                return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-            }
+            monotonicMilliseconds: { SystemCalls.live.monotonicMilliseconds() },
+            wallClockSeconds: { SystemCalls.live.wallClockSeconds() }
         )
     }
 

@@ -1,6 +1,7 @@
 import BeaconKit
 import CBlueZ
 import Glibc
+import SystemCalls
 
 /// A raw HCI socket bound to one controller (HCI_CHANNEL_RAW): writes H4 command packets, reads H4 events.
 ///
@@ -25,11 +26,14 @@ public final class RawHCIChannel: HCIChannel {
     /// One datagram; events are at most 258 bytes, the rest is headroom.
     private var buffer = [UInt8](repeating: 0, count: 2048)
     private var name: String { deviceName(deviceID) }
+    /// The kernel, or a fake in the unit tests.
+    private let system: SystemCalls
 
     /// socket(AF_BLUETOOTH, SOCK_RAW | SOCK_CLOEXEC, BTPROTO_HCI), bind to `hciN` on HCI_CHANNEL_RAW,
     /// set the event filter; with `watchSignals`, block SIGINT and SIGTERM and watch them with a signalfd.
     public init(deviceID: UInt16, watchSignals: Bool) throws(TransportError) {
         self.deviceID = deviceID
+        system = .live
         let name = deviceName(deviceID)
         let fd = try openHCISocket(device: name)
         socketDescriptor = fd
@@ -47,6 +51,16 @@ public final class RawHCIChannel: HCIChannel {
         }
     }
 
+    /// A channel over descriptors that are already open, making its calls through `system`: for the
+    /// unit tests of `send` and `receive` with a fake kernel. `signalDescriptor` stands for a signalfd.
+    init(deviceID: UInt16, socket: Int32, signalDescriptor: Int32?, deviceWatch: Int32, system: SystemCalls) {
+        self.deviceID = deviceID
+        self.system = system
+        socketDescriptor = socket
+        signals = signalDescriptor.map { SignalWatch(descriptor: $0, system: system) }
+        self.deviceWatch = deviceWatch
+    }
+
     deinit { close() }
 
     /// Closes the socket and the signalfd and, for the last watching channel, restores the signal mask
@@ -55,29 +69,28 @@ public final class RawHCIChannel: HCIChannel {
         signals?.close()
         signals = nil
         if deviceWatch >= 0 {
-            closeDescriptor(deviceWatch)
+            system.closeDescriptor(deviceWatch)
             deviceWatch = -1
         }
         if socketDescriptor >= 0 {
-            closeDescriptor(socketDescriptor)
+            system.closeDescriptor(socketDescriptor)
             socketDescriptor = -1
         }
     }
 
     /// Writes one H4 packet in one write (the socket is message oriented: a packet is never split).
     public func send(_ packet: [UInt8]) throws(TransportError) {
-        while true {
-            let written = packet.withUnsafeBytes { bytes in write(socketDescriptor, bytes.baseAddress, bytes.count) }
-            if written == packet.count { return }
-            if written >= 0 {
-                // A datagram socket does not continue a packet in a second write: the rest would be
-                // parsed as a new packet. The kernel never does this; report it rather than corrupt.
-                throw .system(call: "write", device: name, errno: EIO,
-                              message: "short write: \(written) of \(packet.count) bytes")
-            }
-            let code = errno
-            if code == EINTR { continue }
-            throw transportError(errno: code, call: "write", device: name)
+        let written: Int
+        do {
+            written = try systemCall { packet.withUnsafeBytes { system.write(socketDescriptor, $0) } }
+        } catch {
+            throw transportError(error, call: "write", device: name)
+        }
+        if written != packet.count {
+            // A datagram socket does not continue a packet in a second write: the rest would be
+            // parsed as a new packet. The kernel never does this; report it rather than corrupt.
+            throw .system(call: "write", device: name, errno: EIO,
+                          message: "short write: \(written) of \(packet.count) bytes")
         }
     }
 
@@ -87,24 +100,24 @@ public final class RawHCIChannel: HCIChannel {
         guard socketDescriptor >= 0 else {
             throw .system(call: "poll", device: name, errno: EBADF, message: "the channel is closed")
         }
-        let deadline = timeoutMilliseconds < 0 ? nil : MonotonicInstant.after(milliseconds: timeoutMilliseconds)
+        let deadline = timeoutMilliseconds < 0 ? nil : MonotonicInstant.after(milliseconds: timeoutMilliseconds, system)
         let forever = timeoutMilliseconds < 0 || deadline == nil
         // [socket, signalfd or -1, device watch or -1]: poll ignores negative descriptors.
         var fds = [pollfd(fd: socketDescriptor, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: signals?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: deviceWatch, events: Int16(POLLIN), revents: 0)]
         while true {
-            let wait: Int32 = forever ? -1 : (deadline?.millisecondsFromNow() ?? 0)
+            let wait: Int32 = forever ? -1 : (deadline?.millisecondsFromNow(system) ?? 0)
             for i in fds.indices { fds[i].revents = 0 }
-            let ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), wait) }
-            if ready < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                throw transportError(errno: code, call: "poll", device: name)
+            let ready: Int32
+            do {
+                ready = try systemCall { fds.withUnsafeMutableBufferPointer { system.poll($0, wait) } }
+            } catch {
+                throw transportError(error, call: "poll", device: name)
             }
             if ready == 0 {
                 if forever { continue }
-                if let deadline, MonotonicInstant.now() < deadline { continue }  // poll's Int32 range ran out
+                if let deadline, MonotonicInstant.now(system) < deadline { continue }  // poll's Int32 range ran out
                 return .timedOut
             }
             if fds[1].revents != 0, let signal = signals?.take() {
@@ -115,7 +128,7 @@ public final class RawHCIChannel: HCIChannel {
             }
             let socketEvents = fds[0].revents
             if socketEvents & Int16(POLLNVAL) != 0 {
-                throw .system(call: "poll", device: name, errno: EBADF, message: errorMessage(EBADF))
+                throw .system(call: "poll", device: name, errno: EBADF, message: Errno(EBADF).description)
             }
             if socketEvents != 0, let packet = try readPacket(hangup: socketEvents & Int16(POLLHUP) != 0) {
                 return .event(packet)
@@ -126,16 +139,17 @@ public final class RawHCIChannel: HCIChannel {
     /// One datagram without blocking; nil when there was nothing to read or it was not an event packet.
     private func readPacket(hangup: Bool) throws(TransportError) -> [UInt8]? {
         let capacity = buffer.count
-        let count = buffer.withUnsafeMutableBytes { bytes in
-            recv(socketDescriptor, bytes.baseAddress, capacity, Int32(MSG_DONTWAIT))
-        }
-        if count < 0 {
-            let code = errno
-            if code == EINTR || code == EAGAIN || code == EWOULDBLOCK {
-                if hangup { throw transportError(errno: EPIPE, call: "read", device: name) }
-                return nil
+        let count: Int
+        do {
+            count = try systemCall {
+                buffer.withUnsafeMutableBytes { system.receive(socketDescriptor, $0, Int32(MSG_DONTWAIT)) }
             }
-            throw transportError(errno: code, call: "read", device: name)
+        } catch where error.code == EAGAIN || error.code == EWOULDBLOCK {
+            // Nothing queued. With POLLHUP the kernel detached the socket (the device was unregistered).
+            if hangup { throw transportError(errno: EPIPE, call: "read", device: name) }
+            return nil
+        } catch {
+            throw transportError(error, call: "read", device: name)
         }
         if count == 0 {
             throw .system(call: "read", device: name, errno: 0, message: "the socket was closed by the kernel")
@@ -152,8 +166,10 @@ public final class RawHCIChannel: HCIChannel {
         hci_filter_clear(&filter)
         hci_filter_set_ptype(beacon_tx_HCI_EVENT_PKT, &filter)
         hci_filter_set_event(beacon_tx_EVT_STACK_INTERNAL, &filter)
-        let filtered = setsockopt(fd, beacon_tx_SOL_HCI, beacon_tx_HCI_FILTER, &filter, socklen_t(MemoryLayout<hci_filter>.size))
-        guard (try? bind(fd, deviceID: beacon_tx_HCI_DEV_NONE)) != nil, filtered == 0 else {
+        let filtered = try? systemCall {
+            setsockopt(fd, beacon_tx_SOL_HCI, beacon_tx_HCI_FILTER, &filter, socklen_t(MemoryLayout<hci_filter>.size))
+        }
+        guard (try? bind(fd, deviceID: beacon_tx_HCI_DEV_NONE)) != nil, filtered != nil else {
             closeDescriptor(fd)
             return -1
         }
@@ -164,8 +180,9 @@ public final class RawHCIChannel: HCIChannel {
     /// `04 fd 06 | type 0x0001 (EVT_SI_DEVICE) | event (LE16) | dev_id (LE16)`.
     private func readDeviceEvent() -> [UInt8]? {
         var packet = [UInt8](repeating: 0, count: 64)
-        let count = packet.withUnsafeMutableBytes { recv(deviceWatch, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-        guard count >= 9, count <= packet.count else { return nil }
+        guard let count = try? systemCall(_: {
+            packet.withUnsafeMutableBytes { system.receive(deviceWatch, $0, Int32(MSG_DONTWAIT)) }
+        }), count >= 9, count <= packet.count else { return nil }
         packet = Array(packet.prefix(count))
         guard let event = try? HCIEvent(packet: packet), let si = StackInternalDeviceEvent(event),
               si.deviceID == deviceID else { return nil }
@@ -177,13 +194,16 @@ public final class RawHCIChannel: HCIChannel {
         address.hci_family = sa_family_t(beacon_tx_AF_BLUETOOTH)
         address.hci_dev = deviceID
         address.hci_channel = beacon_tx_HCI_CHANNEL_RAW
-        let result = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                Glibc.bind(fd, generic, socklen_t(MemoryLayout<sockaddr_hci>.size))
+        do {
+            _ = try systemCall {
+                withUnsafePointer(to: &address) { pointer in
+                    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                        Glibc.bind(fd, generic, socklen_t(MemoryLayout<sockaddr_hci>.size))
+                    }
+                }
             }
-        }
-        if result != 0 {
-            throw transportError(errno: errno, call: "bind", device: deviceName(deviceID))
+        } catch {
+            throw transportError(error, call: "bind", device: deviceName(deviceID))
         }
     }
 
@@ -196,9 +216,12 @@ public final class RawHCIChannel: HCIChannel {
         hci_filter_clear(&filter)
         hci_filter_set_ptype(beacon_tx_HCI_EVENT_PKT, &filter)
         for event in events { hci_filter_set_event(Int32(event), &filter) }
-        let result = setsockopt(fd, beacon_tx_SOL_HCI, beacon_tx_HCI_FILTER, &filter, socklen_t(MemoryLayout<hci_filter>.size))
-        if result != 0 {
-            throw transportError(errno: errno, call: "setsockopt(HCI_FILTER)", device: device)
+        do {
+            _ = try systemCall {
+                setsockopt(fd, beacon_tx_SOL_HCI, beacon_tx_HCI_FILTER, &filter, socklen_t(MemoryLayout<hci_filter>.size))
+            }
+        } catch {
+            throw transportError(error, call: "setsockopt(HCI_FILTER)", device: device)
         }
     }
 }

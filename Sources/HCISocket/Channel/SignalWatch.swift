@@ -2,6 +2,7 @@ import BeaconKit
 import CBlueZ
 import Glibc
 import Synchronization
+import SystemCalls
 
 /// SIGINT and SIGTERM as a file descriptor (signalfd), so `receive` waits for them in the same poll as the socket.
 ///
@@ -14,38 +15,47 @@ final class SignalWatch {
     static let watched: [Int32] = [SIGINT, SIGTERM]
 
     private(set) var descriptor: Int32
+    private let system: SystemCalls
+    /// False for a test watch over a stand-in descriptor: the process mask is not touched.
+    private let ownsMask: Bool
 
     init(device: String) throws(TransportError) {
         try Self.retainMask()
         var set = sigset_t()
         sigemptyset(&set)
         for signal in Self.watched { sigaddset(&set, signal) }
-        let fd = signalfd(-1, &set, Int32(SFD_CLOEXEC) | Int32(SFD_NONBLOCK))
-        if fd < 0 {
-            let code = errno
+        do {
+            descriptor = try systemCall { signalfd(-1, &set, Int32(SFD_CLOEXEC) | Int32(SFD_NONBLOCK)) }
+        } catch {
             Self.releaseMask()
-            throw transportError(errno: code, call: "signalfd", device: device, available: { [] })
+            throw transportError(error, call: "signalfd", device: device, available: { [] })
         }
-        descriptor = fd
+        system = .live
+        ownsMask = true
+    }
+
+    /// A watch reading `descriptor` through `system`, leaving the signal mask alone (unit tests).
+    init(descriptor: Int32, system: SystemCalls) {
+        self.descriptor = descriptor
+        self.system = system
+        ownsMask = false
     }
 
     /// The next pending watched signal, or nil when none is pending.
     func take() -> Int32? {
         var info = signalfd_siginfo()
         let size = MemoryLayout<signalfd_siginfo>.size
-        while true {
-            let n = read(descriptor, &info, size)
-            if n == size { return Int32(bitPattern: info.ssi_signo) }
-            if n < 0, errno == EINTR { continue }
-            return nil
+        let n = try? systemCall {
+            withUnsafeMutableBytes(of: &info) { system.read(descriptor, UnsafeMutableRawBufferPointer(rebasing: $0[..<size])) }
         }
+        return n == size ? Int32(bitPattern: info.ssi_signo) : nil
     }
 
     func close() {
         guard descriptor >= 0 else { return }
-        closeDescriptor(descriptor)
+        system.closeDescriptor(descriptor)
         descriptor = -1
-        Self.releaseMask()
+        if ownsMask { Self.releaseMask() }
     }
 
     deinit { close() }
@@ -65,7 +75,9 @@ final class SignalWatch {
             if state.watches == 0 {
                 var current = sigset_t()
                 sigemptyset(&current)
-                if pthread_sigmask(SIG_BLOCK, nil, &current) != 0 { return errno }
+                // pthread_sigmask returns the error number; it does not set errno.
+                let read = pthread_sigmask(SIG_BLOCK, nil, &current)
+                if read != 0 { return read }
                 var toBlock = sigset_t()
                 sigemptyset(&toBlock)
                 var blocked: [Int32] = []
@@ -81,7 +93,7 @@ final class SignalWatch {
             return nil
         }
         if let failure {
-            throw .system(call: "pthread_sigmask", device: "process", errno: failure, message: errorMessage(failure))
+            throw .system(call: "pthread_sigmask", device: "process", errno: failure, message: Errno(failure).description)
         }
     }
 

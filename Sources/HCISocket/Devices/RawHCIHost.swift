@@ -1,6 +1,7 @@
 import BeaconKit
 import CBlueZ
 import Glibc
+import SystemCalls
 
 /// Controller management over an unbound raw HCI socket: HCIGETDEVLIST, HCIGETDEVINFO, HCIDEVUP,
 /// HCIDEVRESET. Each call opens and closes its own socket, so the host holds no resources.
@@ -20,10 +21,12 @@ public final class RawHCIHost: HCIHost {
         for id in try Self.deviceIDs(socket: fd) {
             var raw = hci_dev_info()
             raw.dev_id = id
-            if beacon_tx_ioctl_ptr(fd, beacon_tx_HCIGETDEVINFO, &raw) != 0 {
-                let code = errno
-                if code == ENODEV { continue }  // unregistered between the two calls
-                throw transportError(errno: code, call: "ioctl(HCIGETDEVINFO)", device: deviceName(id), available: { [] })
+            do {
+                _ = try systemCall { beacon_tx_ioctl_ptr(fd, beacon_tx_HCIGETDEVINFO, &raw) }
+            } catch where error.code == ENODEV {
+                continue  // unregistered between the two calls
+            } catch {
+                throw transportError(error, call: "ioctl(HCIGETDEVINFO)", device: deviceName(id), available: { [] })
             }
             infos.append(HCIDeviceInfo(
                 id: raw.dev_id,
@@ -63,11 +66,12 @@ public final class RawHCIHost: HCIHost {
         let name = deviceName(deviceID)
         let fd = try openHCISocket(device: name)
         defer { closeDescriptor(fd) }
-        while beacon_tx_ioctl_int(fd, request, Int32(deviceID)) != 0 {
-            let code = errno
-            if code == EINTR { continue }
-            if code == EALREADY, alreadyIsSuccess { return }
-            throw transportError(errno: code, call: call, device: name)
+        do {
+            _ = try systemCall { beacon_tx_ioctl_int(fd, request, Int32(deviceID)) }
+        } catch where error.code == EALREADY && alreadyIsSuccess {
+            return
+        } catch {
+            throw transportError(error, call: call, device: name)
         }
     }
 
@@ -76,11 +80,13 @@ public final class RawHCIHost: HCIHost {
 
     private static func deviceIDs(socket fd: Int32) throws(TransportError) -> [UInt16] {
         var ids = [UInt16](repeating: 0, count: Int(listCapacity))
-        let count = ids.withUnsafeMutableBufferPointer { buffer in
-            beacon_tx_device_ids(fd, buffer.baseAddress, listCapacity)
-        }
-        if count < 0 {
-            throw transportError(errno: errno, call: "ioctl(HCIGETDEVLIST)", device: "all controllers", available: { [] })
+        let count: Int32
+        do {
+            count = try systemCall {
+                ids.withUnsafeMutableBufferPointer { buffer in beacon_tx_device_ids(fd, buffer.baseAddress, listCapacity) }
+            }
+        } catch {
+            throw transportError(error, call: "ioctl(HCIGETDEVLIST)", device: "all controllers", available: { [] })
         }
         return Array(ids.prefix(Int(count)))
     }
