@@ -153,12 +153,12 @@ public enum StartError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .command(e): return e.description
         case let .familyUnsupported(f, device):
             return f == .extended
-                ? "\(device) does not support extended advertising (LE feature bit 12 / commands 0x2036-0x2039); use --controller legacy or auto"
-                : "\(device) does not support legacy LE advertising commands; use --controller extended or auto"
+                ? "\(device) does not support extended advertising (LE feature bit 12 / commands 0x2036-0x2039)"
+                : "\(device) does not support legacy LE advertising commands"
         case let .noLEAdvertising(device):
             return "\(device) supports neither legacy nor extended LE advertising"
         case let .bothFamiliesDisallowed(device, first, second):
-            return "\(device) refused both advertising families (\(first); \(second)): something else, usually bluetoothd or the kernel's own advertising (btmgmt add-adv), holds the controller; retry with --reset, or stop it (bluetoothctl advertise off / btmgmt clr-adv)"
+            return "\(device) refused both advertising families (\(first); \(second))"
         }
     }
 }

@@ -69,7 +69,8 @@ public protocol HCIHost: AnyObject {
     func reset(deviceID: UInt16) throws(TransportError)
 }
 
-/// A failed system call or device lookup, with the remedy when one is known.
+/// A failed system call or device lookup: which call, on which device, and the errno. What to do
+/// about it is the caller's business (beacon-tx says it in its error mapping).
 public enum TransportError: Error, Equatable, Sendable, CustomStringConvertible {
     /// socket(AF_BLUETOOTH) → EAFNOSUPPORT.
     case bluetoothUnsupported
@@ -89,18 +90,18 @@ public enum TransportError: Error, Equatable, Sendable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .bluetoothUnsupported:
-            return "socket(AF_BLUETOOTH): this kernel has no Bluetooth support (EAFNOSUPPORT); load the bluetooth module or use a kernel built with CONFIG_BT"
+            return "socket(AF_BLUETOOTH): this kernel has no Bluetooth support (EAFNOSUPPORT)"
         case let .noSuchDevice(name, available):
             let list = available.isEmpty ? "no controllers found" : "available: " + available.joined(separator: ", ")
             return "no such device \(name) (\(list))"
         case let .permissionDenied(call, device):
-            return "\(call) on \(device): Operation not permitted; run as root, or grant the capabilities once: sudo setcap cap_net_raw,cap_net_admin+eip <path to beacon-tx>"
+            return "\(call) on \(device): Operation not permitted"
         case let .rfkilled(call, device):
-            return "\(call) on \(device): blocked by rfkill; run: rfkill unblock bluetooth"
+            return "\(call) on \(device): blocked by rfkill"
         case let .busy(call, device):
             return "\(call) on \(device): device or resource busy (another program holds the controller exclusively, e.g. a user-channel owner)"
         case let .deviceDown(call, device):
-            return "\(call) on \(device): the device is down; bring it up with: hciconfig \(device) up"
+            return "\(call) on \(device): the device is down"
         case let .system(call, device, errno, message):
             return "\(call) on \(device): \(message) (errno \(errno))"
         }

@@ -15,11 +15,11 @@ public enum HCIError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case let .transport(e): return e.description
         case let .timeout(opcode, ms):
-            return "\(opcode): no answer from the controller within \(ms) ms (controller not answering; check the device, try --reset or a longer --timeout)"
+            return "\(opcode): no answer from the controller within \(ms) ms"
         case let .commandFailed(opcode, status): return "\(opcode) failed: \(status)"
         case let .malformedEvent(opcode, e): return "\(opcode): malformed answer from the controller: \(e)"
         case let .noCommandCredits(opcode, ms):
-            return "\(opcode) not sent: the controller granted no command credit (Num_HCI_Command_Packets 0) within \(ms) ms; it is busy or stuck, try --reset"
+            return "\(opcode) not sent: the controller granted no command credit (Num_HCI_Command_Packets 0) within \(ms) ms"
         }
     }
 }

@@ -33,23 +33,4 @@ public struct CLIError: Error, Equatable, Sendable, CustomStringConvertible {
     static func data(_ m: String) -> CLIError { CLIError(.dataError, m) }
 }
 
-extension CLIError {
-    /// Maps transport and controller failures to messages with remedies and exit codes.
-    init(_ e: TransportError) {
-        switch e {
-        case .permissionDenied: self.init(.noPermission, e.description)
-        case .system: self.init(.unavailable, e.description)
-        default: self.init(.unavailable, e.description)
-        }
-    }
-
-    init(_ e: HCIError) {
-        if case let .transport(t) = e { self.init(t) } else { self.init(.unavailable, e.description) }
-    }
-
-    init(_ e: StartError) {
-        if case let .command(h) = e { self.init(h) } else { self.init(.unavailable, e.description) }
-    }
-}
-
 import BeaconKit

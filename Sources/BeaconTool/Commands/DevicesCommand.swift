@@ -62,7 +62,7 @@ enum DevicesCommand: Subcommand {
         var rows: [Row] = []
         for info in devices {
             guard info.isUp else {
-                rows.append(Row(info: info, caps: nil, problem: "down: capabilities need the device up (hciconfig \(info.name) up, or beacon-tx start brings it up)"))
+                rows.append(Row(info: info, caps: nil, problem: CLIError.downDeviceProblem(info.name)))
                 continue
             }
             do {

@@ -1,0 +1,51 @@
+import BeaconKit
+
+/// The error mapping: BeaconKit's and HCISocket's errors say what happened (call, device, opcode,
+/// status, errno); here, and only here, beacon-tx adds what to do about it and the exit code.
+extension CLIError {
+    init(_ e: TransportError) {
+        switch e {
+        case .bluetoothUnsupported:
+            self.init(.unavailable, "\(e); load the bluetooth module or use a kernel built with CONFIG_BT")
+        case .permissionDenied:
+            self.init(.noPermission, "\(e); run as root, or grant the capabilities once: sudo setcap cap_net_raw,cap_net_admin+eip <path to beacon-tx>")
+        case .rfkilled:
+            self.init(.unavailable, "\(e); run: rfkill unblock bluetooth")
+        case let .deviceDown(_, device):
+            self.init(.unavailable, "\(e); bring it up with: hciconfig \(device) up")
+        case .noSuchDevice, .busy, .system:
+            self.init(.unavailable, e.description)
+        }
+    }
+
+    init(_ e: HCIError) {
+        switch e {
+        case let .transport(t):
+            self.init(t)
+        case .timeout:
+            self.init(.unavailable, "\(e) (controller not answering; check the device, try --reset or a longer --timeout)")
+        case .noCommandCredits:
+            self.init(.unavailable, "\(e); it is busy or stuck, try --reset")
+        case .commandFailed, .malformedEvent:
+            self.init(.unavailable, e.description)
+        }
+    }
+
+    init(_ e: StartError) {
+        switch e {
+        case let .command(h):
+            self.init(h)
+        case let .familyUnsupported(family, _):
+            self.init(.unavailable, "\(e); use --controller \(family == .extended ? "legacy" : "extended") or auto")
+        case .bothFamiliesDisallowed:
+            self.init(.unavailable, "\(e): something else, usually bluetoothd or the kernel's own advertising (btmgmt add-adv), holds the controller; retry with --reset, or stop it (bluetoothctl advertise off / btmgmt clr-adv)")
+        case .noLEAdvertising:
+            self.init(.unavailable, e.description)
+        }
+    }
+
+    /// `devices`' row for a controller that is down.
+    static func downDeviceProblem(_ name: String) -> String {
+        "down: capabilities need the device up (hciconfig \(name) up, or beacon-tx start brings it up)"
+    }
+}
