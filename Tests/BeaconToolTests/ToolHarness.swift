@@ -23,7 +23,8 @@ final class TestClock: @unchecked Sendable {
     func attach(_ c: ScriptedController) { c.onTimeout = { [unowned self] in self.milliseconds += Int64(max(0, $0)) } }
 }
 
-func tool(_ args: [String], host: FakeHost? = nil, terminal: Bool = false, clock: TestClock = TestClock()) -> ToolRun {
+func tool(_ args: [String], host: FakeHost? = nil, terminal: Bool = false, clock: TestClock = TestClock(),
+          service: ServiceContext = .none) -> ToolRun {
     let c = Capture()
     let ctx = ToolContext(
         stdout: { c.out += $0 + "\n" }, stderr: { c.err += $0 + "\n" },
@@ -34,7 +35,8 @@ func tool(_ args: [String], host: FakeHost? = nil, terminal: Bool = false, clock
             return host
         },
         monotonicMilliseconds: { clock.read() },
-        wallClockSeconds: { 1_800_000_000 })
+        wallClockSeconds: { 1_800_000_000 },
+        service: service)
     let code = BeaconTX.run(args, ctx)
     return ToolRun(code: code, out: c.out, err: c.err, bytes: c.bytes)
 }

@@ -13,11 +13,14 @@ public struct ToolContext {
     public var monotonicMilliseconds: () -> Int64
     /// Seconds since the Unix epoch (scan timestamps).
     public var wallClockSeconds: () -> Double
+    /// systemd integration: sd_notify, journal priorities, state files (all off by default).
+    public var service: ServiceContext
 
     public init(stdout: @escaping (String) -> Void, stderr: @escaping (String) -> Void,
                 stdoutBytes: @escaping ([UInt8]) -> Void, stdoutIsTerminal: Bool,
                 makeHost: @escaping () throws(TransportError) -> HCIHost,
-                monotonicMilliseconds: @escaping () -> Int64, wallClockSeconds: @escaping () -> Double) {
+                monotonicMilliseconds: @escaping () -> Int64, wallClockSeconds: @escaping () -> Double,
+                service: ServiceContext = .none) {
         self.stdout = stdout
         self.stderr = stderr
         self.stdoutBytes = stdoutBytes
@@ -25,9 +28,49 @@ public struct ToolContext {
         self.makeHost = makeHost
         self.monotonicMilliseconds = monotonicMilliseconds
         self.wallClockSeconds = wallClockSeconds
+        self.service = service
     }
 
-    func note(_ line: String) { stderr("beacon-tx: " + line) }
+    /// Every stderr line goes through here: with the journal as stderr, each line gets its
+    /// syslog priority as a `<N>` prefix; otherwise the line is written unchanged.
+    func log(_ priority: LogPriority, _ text: String) {
+        stderr(service.stderrIsJournal ? Journal.prefixed(text, priority) : text)
+    }
+
+    /// An informational line (`<6>`).
+    func note(_ line: String) { log(.info, "beacon-tx: " + line) }
+
+    /// Something the user should look at, though the command goes on (`<4>`).
+    func warn(_ line: String) { log(.warning, "beacon-tx: " + line) }
+}
+
+/// How the process is supervised: all of it from the environment in `ToolContext.system`;
+/// `.none` (tests, the default) sends nothing, prefixes nothing and keeps no state files.
+public struct ServiceContext {
+    public var notifier: ServiceNotifier
+    /// stderr is the journal (`$JOURNAL_STREAM` matches it): lines get `<N>` priority prefixes.
+    public var stderrIsJournal: Bool
+    /// Where state files are written (the first usable) and read (all); see `StateStore`.
+    public var stateDirectories: [String]
+    /// This process, as written into state files.
+    public var pid: Int32
+    /// Whether the process of a state file still runs (stale files are reported as not on air).
+    public var isProcessAlive: (Int32) -> Bool
+
+    public init(notifier: ServiceNotifier, stderrIsJournal: Bool, stateDirectories: [String], pid: Int32,
+                isProcessAlive: @escaping (Int32) -> Bool) {
+        self.notifier = notifier
+        self.stderrIsJournal = stderrIsJournal
+        self.stateDirectories = stateDirectories
+        self.pid = pid
+        self.isProcessAlive = isProcessAlive
+    }
+
+    public static var none: ServiceContext {
+        ServiceContext(notifier: .disabled, stderrIsJournal: false, stateDirectories: [], pid: 0, isProcessAlive: { _ in false })
+    }
+
+    var stateStore: StateStore { StateStore(candidates: stateDirectories) }
 }
 
 /// A subcommand: parse → validate → run.
@@ -62,7 +105,7 @@ public enum BeaconTX {
     public static let version = "0.1.0"
 
     static var subcommands: [any Subcommand.Type] {
-        [StartCommand.self, StopCommand.self, DevicesCommand.self, ScanCommand.self, DecodeCommand.self, DumpConfigCommand.self]
+        [StartCommand.self, StopCommand.self, StatusCommand.self, DevicesCommand.self, ScanCommand.self, DecodeCommand.self, DumpConfigCommand.self]
     }
 
     static var help: String {
@@ -82,9 +125,10 @@ public enum BeaconTX {
             "  beacon-tx start --uuid E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 --major 1 --minor 2 --dry-run",
             "  sudo beacon-tx start --config /etc/beacon-tx/kiosk.json",
             "  beacon-tx devices --json",
+            "  beacon-tx status --device hci0",
             "  beacon-tx scan --region E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 --json",
             "",
-            "exit codes: 0 ok, 64 usage, 65 bad data, 66 missing file, 69 unavailable, 70 internal, 73 cannot create output, 77 permission",
+            "exit codes: 0 ok, 3 nothing on air (status), 64 usage, 65 bad data, 66 missing file, 69 unavailable, 70 internal, 73 cannot create output, 77 permission",
         ]
         return lines.joined(separator: "\n")
     }
@@ -92,7 +136,7 @@ public enum BeaconTX {
     /// Runs one command line (without the program name) and returns the exit code.
     public static func run(_ arguments: [String], _ ctx: ToolContext) -> Int32 {
         guard let first = arguments.first else {
-            ctx.stderr("beacon-tx: missing command (\(subcommands.map { $0.name }.joined(separator: ", "))); see beacon-tx --help")
+            ctx.log(.error, "beacon-tx: missing command (\(subcommands.map { $0.name }.joined(separator: ", "))); see beacon-tx --help")
             return ExitCode.usage.rawValue
         }
         switch first {
@@ -110,7 +154,7 @@ public enum BeaconTX {
             break
         }
         guard let command = subcommands.first(where: { $0.name == first }) else {
-            ctx.stderr("beacon-tx: unknown command '\(first)' (commands: \(subcommands.map { $0.name }.joined(separator: ", "))); see beacon-tx --help")
+            ctx.log(.error, "beacon-tx: unknown command '\(first)' (commands: \(subcommands.map { $0.name }.joined(separator: ", "))); see beacon-tx --help")
             return ExitCode.usage.rawValue
         }
         do throws(CLIError) {
@@ -124,7 +168,7 @@ public enum BeaconTX {
             }
             return try command.run(parsed, ctx).rawValue
         } catch {
-            ctx.stderr("beacon-tx \(command.name): \(error.message)")
+            ctx.log(.error, "beacon-tx \(command.name): \(error.message)")
             return error.code.rawValue
         }
     }

@@ -107,7 +107,7 @@ enum ScanCommand: Subcommand {
         do {
             return try Advertiser.startSwitchingOnce(session.runner, extended ? extendedPlan : legacyPlan,
                                                      fallback: extended ? legacyPlan : nil) { error in
-                ctx.note("\(session.name): \(error); trying legacy scan commands")
+                ctx.warn("\(session.name): \(error); trying legacy scan commands")
             }
         } catch {
             switch error {
@@ -142,7 +142,7 @@ enum ScanCommand: Subcommand {
         mutating func handle(_ packet: [UInt8]) {
             let t = now
             guard let batch = AdvertisingReports.decodePartial(eventPacket: packet) else { return }
-            if let error = batch.error { ctx.note("malformed advertising report skipped: \(error)") }
+            if let error = batch.error { ctx.warn("malformed advertising report skipped: \(error)") }
             for report in batch.reports {
                 reportCount += 1
                 guard let observation = BeaconObservation(report: report, timestamp: t) else {

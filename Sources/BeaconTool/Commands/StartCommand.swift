@@ -157,7 +157,12 @@ enum StartCommand: Subcommand {
             return .success
         }
         ctx.note("press Ctrl-C (or send SIGTERM) to stop")
-        let signal = try session.waitForSignal()
+        let service = ServiceReporter(ctx, device: session.name)
+        service.onAir(family: plan.family, beacons: [entry], sets: plan.family == .extended ? [s.advertisingSet] : [])
+        let signal: Int32
+        do { signal = try session.waitForSignal(watchdog: service.watchdog) } catch { service.failed(error.message); throw error }
+        service.stopping()
+        defer { service.stopped() }
         do {
             for step in plan.stop { try session.runner.run(step) }
         } catch { throw CLIError(error) }

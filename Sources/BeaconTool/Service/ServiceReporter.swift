@@ -1,0 +1,130 @@
+import BeaconKit
+
+/// What a foreground advertising session on one device tells its supervisor and `beacon-tx
+/// status`: sd_notify messages (`ServiceNotifier`) and the device's state file (`StateStore`),
+/// both from one call per change. The session loop calls:
+/// - `onAir(family:beacons:sets:rotation:rearmReason:)` once every beacon is on air (first start,
+///   after a re-arm with its reason, after a reload): state file, `STATUS=`, and `READY=1` the
+///   first time and after `reloading()`;
+/// - `offAir(_:)` when nothing is on air any more, with the `STATUS=` text
+///   ("hci0 down; waiting to re-arm");
+/// - `reloading()` on SIGHUP, before re-reading the config (`RELOADING=1`);
+/// - `stopping()` on SIGTERM/SIGINT before the stop plan (`STOPPING=1`), then `stopped()` after it,
+///   which removes the state file;
+/// - `failed(_:)` when the session ends with an error: the state file says off air, with the reason;
+/// - `watchdog` (nil without `$WATCHDOG_USEC`) is a `WatchdogTimer` for the session's wait; the
+///   loop drops it (passes nil) while it is not healthy.
+///
+/// State files are written on each of these changes only, never periodically. A file that cannot
+/// be written costs one warning on stderr, and the session goes on.
+final class ServiceReporter {
+    let ctx: ToolContext
+    let device: String
+    private(set) var state: SessionState?
+    private var needsReady = true
+    private var directory: String??
+    private var warned = false
+
+    init(_ ctx: ToolContext, device: String) {
+        self.ctx = ctx
+        self.device = device
+    }
+
+    var notifier: ServiceNotifier { ctx.service.notifier }
+
+    func onAir(family: AdvertisingFamily, beacons: [BeaconEntry], sets: [UInt8], rotation: Bool = false, rearmReason: String? = nil) {
+        let now = ctx.wallClockSeconds()
+        let text = SessionState.onAirText(device: device, count: beacons.count, family: family, sets: sets, rotation: rotation)
+        var next = SessionState(device: device, pid: ctx.service.pid, onAir: true, status: text, family: family, sets: sets,
+                                rotation: rotation, beacons: beacons, since: now, lastRearm: state?.lastRearm)
+        if let old = state, old.onAir { next.since = old.since }
+        if let rearmReason { next.lastRearm = .init(at: now, reason: rearmReason) }
+        save(next)
+        if needsReady {
+            needsReady = false
+            notifier.ready(status: text)
+        } else {
+            notifier.status(text)
+        }
+    }
+
+    func offAir(_ text: String) {
+        let now = ctx.wallClockSeconds()
+        var next = state ?? SessionState(device: device, pid: ctx.service.pid, onAir: false, status: text, family: nil, since: now)
+        if next.onAir { next.since = now }
+        next.onAir = false
+        next.status = text
+        save(next)
+        notifier.status(text)
+    }
+
+    func reloading() {
+        needsReady = true
+        notifier.reloading(status: "reloading the configuration")
+    }
+
+    func stopping() {
+        notifier.stopping(status: "stopping: advertising off on \(device)")
+    }
+
+    func stopped() {
+        if let dir = directory, let dir { ctx.service.stateStore.remove(device: device, from: dir) }
+        state = nil
+    }
+
+    /// The session ends with `message` (it exits non-zero; systemd may restart it).
+    func failed(_ message: String) {
+        offAir("\(device): \(message)")
+    }
+
+    var watchdog: WatchdogTimer? {
+        guard let interval = notifier.watchdogIntervalMilliseconds else { return nil }
+        let notifier = self.notifier
+        return WatchdogTimer(intervalMilliseconds: Int64(interval), now: ctx.monotonicMilliseconds, beat: { notifier.watchdog() })
+    }
+
+    private func save(_ next: SessionState) {
+        guard next != state else { return }
+        state = next
+        let store = ctx.service.stateStore
+        guard !store.candidates.isEmpty else { return }
+        if directory == nil { directory = .some(store.writableDirectory()) }
+        guard let dir = directory, let dir else {
+            warnOnce("no writable runtime directory for the state file (tried \(store.candidates.joined(separator: ", "))); 'beacon-tx status' will not see \(device)")
+            return
+        }
+        do { try store.write(next, into: dir) } catch { warnOnce(error.message + "; 'beacon-tx status' may be out of date") }
+    }
+
+    private func warnOnce(_ line: String) {
+        guard !warned else { return }
+        warned = true
+        ctx.warn(line)
+    }
+}
+
+/// `WATCHDOG=1` every `intervalMilliseconds` from inside one blocking wait, with no thread and no
+/// timer of its own: the wait uses `pollTimeout()` as its timeout and calls it again after each
+/// wake, which beats when due.
+struct WatchdogTimer {
+    let intervalMilliseconds: Int64
+    let now: () -> Int64
+    let beat: () -> Void
+    private var due: Int64?
+
+    init(intervalMilliseconds: Int64, now: @escaping () -> Int64, beat: @escaping () -> Void) {
+        self.intervalMilliseconds = max(1, intervalMilliseconds)
+        self.now = now
+        self.beat = beat
+    }
+
+    /// Beats when the interval has passed (and on the first call), then returns the milliseconds
+    /// until the next beat.
+    mutating func pollTimeout() -> Int {
+        let t = now()
+        if let due, t < due { return Int(due - t) }
+        beat()
+        due = t + intervalMilliseconds
+        return Int(intervalMilliseconds)
+    }
+}
