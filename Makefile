@@ -2,8 +2,10 @@
 SWIFT ?= swift
 CONFIG ?= Config/kiosk.json
 BIN = .build/debug/beacon-tx
+# `make release`: one fully static, stripped executable (see scripts/release)
+RELEASE_BIN = .build/static/beacon-tx
 
-.PHONY: deps build run test e2e bench clean
+.PHONY: deps build release run test e2e bench clean
 
 # Installs what the build needs when it is missing (Debian: libbluetooth-dev, pkg-config).
 deps:
@@ -11,6 +13,10 @@ deps:
 
 build: deps
 	$(SWIFT) build
+
+# The release build: one static executable that needs nothing at run time but the kernel.
+release: deps
+	SWIFT=$(SWIFT) RELEASE_BIN=$(RELEASE_BIN) scripts/release
 
 # The main job: a dry run of the kiosk beacon.
 run: build
@@ -21,7 +27,7 @@ test: deps
 	$(SWIFT) test --skip-build
 
 # Real-stack scenarios in a qemu guest with btvirt controllers (see Tests/e2e/README.md).
-e2e: build
+e2e: build release
 	Tests/e2e/run
 
 bench: build

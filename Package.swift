@@ -11,12 +11,9 @@ let package = Package(
     targets: [
         // Pure core: bytes, iBeacon, HCI vocabulary, encoders, decoders, plans. Swift stdlib only.
         .target(name: "BeaconKit"),
-        // libbluetooth (BlueZ) headers and a tiny C shim for ioctl numbers and macros.
-        .systemLibrary(
-            name: "CBlueZ",
-            pkgConfig: "bluez",
-            providers: [.apt(["libbluetooth-dev"])]
-        ),
+        // BlueZ headers (Debian: libbluetooth-dev) and a tiny C shim for ioctl numbers and macros.
+        // Headers only: nothing links libbluetooth, so the binary needs no BlueZ library at run time.
+        .systemLibrary(name: "CBlueZ"),
         // The one system-call layer: retry on EINTR, errno capture, swappable calls and clocks.
         .target(name: "SystemCalls"),
         // The one thin transport over a raw HCI socket.

@@ -1,6 +1,6 @@
 #ifndef BEACON_TX_CBLUEZ_SHIM_H
 #define BEACON_TX_CBLUEZ_SHIM_H
-/* libbluetooth (BlueZ) headers for the HCISocket target, plus what Swift cannot see:
+/* BlueZ headers (libbluetooth-dev; no library is linked) for the HCISocket target, plus what Swift cannot see:
    ioctl numbers are built with _IOW/_IOR macros, so they are re-exported as constants;
    ioctl itself is variadic, so it gets two fixed-signature wrappers; SIG_IGN is a cast macro. */
 #include <errno.h>

@@ -91,12 +91,10 @@ public final class RawHCIHost: HCIHost {
         return Array(ids.prefix(Int(count)))
     }
 
-    /// "AA:BB:CC:DD:EE:FF" via ba2str (bdaddr_t is stored little-endian, ba2str prints it most significant first).
+    /// "AA:BB:CC:DD:EE:FF": bdaddr_t is stored little-endian (wire order) and printed most significant
+    /// first, as BlueZ's ba2str does; done here so the binary needs no libbluetooth at run time.
     private static func addressText(_ address: bdaddr_t) -> String {
-        var address = address
-        var text = [CChar](repeating: 0, count: 18)
-        let written = text.withUnsafeMutableBufferPointer { buffer in ba2str(&address, buffer.baseAddress) }
-        guard written > 0 else { return "00:00:00:00:00:00" }
-        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let b = address.b
+        return AdvertisingReport.addressText(wireOrder: [b.0, b.1, b.2, b.3, b.4, b.5])
     }
 }
