@@ -16,15 +16,45 @@ public enum Controllers {
     /// Expect each planned command and answer Success.
     public static func okSteps(_ plan: [PlannedCommand]) -> [ScriptedController.Step] { plan.map { okStep($0.command) } }
 
-    /// A Supported_Commands bitmap with these bits set.
+    /// A Supported_Commands bitmap with these commands' bits set, from the spec's own list
+    /// (`specSupportedCommands`), never from `CommandTable`: a wrong bit in the table then fails the probe tests.
     public static func commandBitmap(_ opcodes: [Opcode]) -> [UInt8] {
         var bits = [UInt8](repeating: 0, count: 64)
         for op in opcodes {
-            guard let bit = CommandTable.entry(op)?.supportedCommandsBit else { continue }
-            bits[bit / 8] |= 1 << UInt8(bit % 8)
+            guard let (octet, bit) = specSupportedCommands[op.rawValue] else { continue }
+            bits[octet] |= 1 << UInt8(bit)
         }
         return bits
     }
+
+    /// Core spec Vol 4, Part E, §6.27 (Supported Commands), copied by hand: opcode → (octet, bit).
+    public static let specSupportedCommands: [UInt16: (octet: Int, bit: Int)] = [
+        0x0c01: (5, 6),   // Set Event Mask
+        0x0c03: (5, 7),   // Reset
+        0x1001: (14, 3),  // Read Local Version Information
+        0x1009: (15, 1),  // Read BD_ADDR
+        0x2001: (25, 0),  // LE Set Event Mask
+        0x2003: (25, 2),  // LE Read Local Supported Features
+        0x2005: (25, 4),  // LE Set Random Address
+        0x2006: (25, 5),  // LE Set Advertising Parameters
+        0x2007: (25, 6),  // LE Read Advertising Physical Channel Tx Power
+        0x2008: (25, 7),  // LE Set Advertising Data
+        0x2009: (26, 0),  // LE Set Scan Response Data
+        0x200a: (26, 1),  // LE Set Advertising Enable
+        0x200b: (26, 2),  // LE Set Scan Parameters
+        0x200c: (26, 3),  // LE Set Scan Enable
+        0x2035: (36, 1),  // LE Set Advertising Set Random Address
+        0x2036: (36, 2),  // LE Set Extended Advertising Parameters
+        0x2037: (36, 3),  // LE Set Extended Advertising Data
+        0x2038: (36, 4),  // LE Set Extended Scan Response Data
+        0x2039: (36, 5),  // LE Set Extended Advertising Enable
+        0x203a: (36, 6),  // LE Read Maximum Advertising Data Length
+        0x203b: (36, 7),  // LE Read Number of Supported Advertising Sets
+        0x203c: (37, 0),  // LE Remove Advertising Set
+        0x203d: (37, 1),  // LE Clear Advertising Sets
+        0x2041: (37, 5),  // LE Set Extended Scan Parameters
+        0x2042: (37, 6),  // LE Set Extended Scan Enable
+    ]
 
     public static let legacyOpcodes: [Opcode] = [
         .leSetEventMask, .leReadLocalSupportedFeatures, .leSetRandomAddress, .leSetAdvertisingParameters,

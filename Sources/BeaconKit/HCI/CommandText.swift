@@ -33,6 +33,9 @@ public enum CommandText {
         if let cc = try? CommandComplete(e) {
             lines.append(indent + "\(cc.opcode.name ?? "Unknown") \(cc.opcode.ogfOcfText) ncmd \(cc.numHCICommandPackets)")
             if let s = cc.status { lines.append(indent + "  Status: \(s)") }
+            if cc.status == .success, let d = CommandTable.description(cc.opcode) {
+                lines += d.describeReturnParameters(cc.returnParameters).map { indent + "  " + $0 }
+            }
         } else if let cs = try? CommandStatus(e) {
             lines.append(indent + "\(cs.opcode.name ?? "Unknown") \(cs.opcode.ogfOcfText) ncmd \(cs.numHCICommandPackets)")
             lines.append(indent + "  Status: \(cs.status)")
@@ -83,71 +86,8 @@ public enum CommandText {
         stride(from: 0, to: bytes.count, by: 16).map { Hex.encode(bytes[$0..<min($0 + 16, bytes.count)], separator: " ") }
     }
 
+    /// The command's fields as its description in `CommandTable` prints them; none for an unknown opcode.
     static func fields(of c: HCICommand) -> [String] {
-        var r = ByteReader(c.parameters)
-        do {
-            switch c.opcode {
-            case .leSetAdvertisingParameters where c.parameters.count == 15:
-                let min = try r.readUInt16LE(), max = try r.readUInt16LE(), type = try r.readUInt8()
-                _ = try r.readBytes(8, "address types and peer address")
-                let channels = try r.readUInt8()
-                return ["Min advertising interval: \(intervalText(UInt32(min)))",
-                        "Max advertising interval: \(intervalText(UInt32(max)))",
-                        "Type: \(AdvertisingType(rawValue: type))",
-                        "Channel map: \(channelText(channels))"]
-            case .leSetAdvertisingData where c.parameters.count == 32, .leSetScanResponseData where c.parameters.count == 32:
-                guard let data = c.carriedAdvertisingData else { return ["Length: \(c.parameters[0]) (invalid, more than 31)"] }
-                return ["Length: \(data.count)"] + describeAdvertisingData(data).map { "  " + $0 }
-            case .leSetAdvertisingEnable where c.parameters.count == 1:
-                return ["Advertising: \(c.parameters[0] == 1 ? "Enabled (0x01)" : c.parameters[0] == 0 ? "Disabled (0x00)" : "Reserved (\(Hex.byte(c.parameters[0])))")"]
-            case .leSetExtendedAdvertisingParameters where c.parameters.count == 25:
-                let handle = try r.readUInt8(), props = try r.readUInt16LE()
-                let min = try r.readUInt24LE(), max = try r.readUInt24LE(), channels = try r.readUInt8()
-                _ = try r.readBytes(9)
-                let tx = try r.readInt8()
-                return ["Handle: \(handle)",
-                        "Properties: \(Hex.word(props))\(propertiesText(props))",
-                        "Min advertising interval: \(intervalText(min))",
-                        "Max advertising interval: \(intervalText(max))",
-                        "Channel map: \(channelText(channels))",
-                        "TX power: " + (tx == HCICommand.txPowerNoPreference ? "Host has no preference (0x7f)" : "\(tx) dBm")]
-            case .leSetExtendedAdvertisingData where c.parameters.count >= 4:
-                let handle = try r.readUInt8(), op = try r.readUInt8()
-                guard let data = c.carriedAdvertisingData else { return ["Handle: \(handle)", "Data length: past the end of the parameters"] }
-                return ["Handle: \(handle)", "Operation: \(op == 3 ? "Complete extended advertising data (0x03)" : Hex.byte(op))",
-                        "Data length: \(Hex.byte(UInt8(truncatingIfNeeded: data.count)))"] + describeAdvertisingData(data).map { "  " + $0 }
-            case .leSetExtendedAdvertisingEnable where c.parameters.count >= 2:
-                let enable = try r.readUInt8(), count = try r.readUInt8()
-                var lines = ["Extended advertising: \(enable == 1 ? "Enabled (0x01)" : "Disabled (0x00)")", "Number of sets: \(count)"]
-                for _ in 0..<count {
-                    let handle = try r.readUInt8(), duration = try r.readUInt16LE(), events = try r.readUInt8()
-                    lines.append("Entry: handle \(handle), duration \(duration == 0 ? "none" : "\(Int(duration) * 10) ms"), max events \(events)")
-                }
-                return lines
-            case .leRemoveAdvertisingSet where c.parameters.count == 1:
-                return ["Handle: \(c.parameters[0])"]
-            default:
-                return []
-            }
-        } catch {
-            return ["Malformed parameters: \(error)"]
-        }
-    }
-
-    static func intervalText(_ units: UInt32) -> String {
-        let hex = units > 0xFFFF ? "0x" + Hex.encode([UInt8(truncatingIfNeeded: units >> 16), UInt8(truncatingIfNeeded: units >> 8), UInt8(truncatingIfNeeded: units)])
-                                 : Hex.word(UInt16(truncatingIfNeeded: units))
-        return "\(Milliseconds.format(Double(units) * 0.625)) msec (\(hex))"
-    }
-
-    static func channelText(_ map: UInt8) -> String {
-        let names = [(0x01, "37"), (0x02, "38"), (0x04, "39")].filter { map & UInt8($0.0) != 0 }.map(\.1)
-        return names.joined(separator: ", ") + " (\(Hex.byte(map)))"
-    }
-
-    static func propertiesText(_ p: UInt16) -> String {
-        if p == AdvertisingEventProperties.legacyNonconnectable.rawValue { return " (legacy ADV_NONCONN_IND)" }
-        if p == AdvertisingEventProperties.legacyConnectable.rawValue { return " (legacy ADV_IND)" }
-        return ""
+        CommandTable.description(c.opcode)?.describeParameters(c.parameters) ?? []
     }
 }

@@ -27,17 +27,14 @@ public struct LocalVersionInformation: Hashable, Sendable {
         self.lmpSubversion = lmpSubversion
     }
 
-    /// Decodes the return parameters after the status byte.
+    /// Decodes the return parameters (Status first) by the command's description in `CommandTable`.
     public init(returnParameters p: [UInt8]) throws(HCIDecodingError) {
-        var r = ByteReader(p)
-        do {
-            _ = try r.readUInt8("Status")
-            hciVersion = try r.readUInt8("HCI_Version")
-            hciSubversion = try r.readUInt16LE("HCI_Subversion")
-            lmpVersion = try r.readUInt8("LMP_Version")
-            companyIdentifier = try r.readUInt16LE("Company_Identifier")
-            lmpSubversion = try r.readUInt16LE("LMP_Subversion")
-        } catch { throw .truncated(error) }
+        let fields = try CommandTable.returnIntegers(of: .readLocalVersionInformation, p)
+        hciVersion = UInt8(truncatingIfNeeded: fields[1])
+        hciSubversion = UInt16(truncatingIfNeeded: fields[2])
+        lmpVersion = UInt8(truncatingIfNeeded: fields[3])
+        companyIdentifier = UInt16(truncatingIfNeeded: fields[4])
+        lmpSubversion = UInt16(truncatingIfNeeded: fields[5])
     }
 
     /// Core specification version name for an HCI_Version (Assigned Numbers), e.g. 9 → "5.0".

@@ -32,37 +32,33 @@ extension HCICommand {
         intervalMin: UInt16, intervalMax: UInt16, type: AdvertisingType,
         ownAddressType: UInt8 = 0x00, channelMap: UInt8 = allAdvertisingChannels, filterPolicy: UInt8 = 0x00
     ) -> HCICommand {
-        var w = ByteWriter(capacity: 15)
-        w.writeUInt16LE(intervalMin)
-        w.writeUInt16LE(intervalMax)
-        w.writeUInt8(type.rawValue)
-        w.writeUInt8(ownAddressType)
-        w.writeUInt8(0x00)         // Peer_Address_Type: public
-        w.writeZeros(6)            // Peer_Address: none (undirected)
-        w.writeUInt8(channelMap)
-        w.writeUInt8(filterPolicy)
-        return HCICommand(.leSetAdvertisingParameters, w.bytes)
+        described(.leSetAdvertisingParameters, [
+            .int(intervalMin), .int(intervalMax), .int(type.rawValue), .int(ownAddressType),
+            .int(0x00),                    // Peer_Address_Type: public
+            .bytes([0, 0, 0, 0, 0, 0]),    // Peer_Address: none (undirected)
+            .int(channelMap), .int(filterPolicy),
+        ])
     }
 
     /// LE Set Advertising Data (§7.8.7): length, then 31 bytes zero padded (always 32 bytes).
     /// Data longer than 31 bytes is cut; callers validate the length first.
     public static func leSetAdvertisingData(_ data: [UInt8]) -> HCICommand {
-        HCICommand(.leSetAdvertisingData, paddedLegacyData(data))
+        described(.leSetAdvertisingData, [.bytes(data)])
     }
 
     /// LE Set Scan Response Data (§7.8.8): same shape as advertising data.
     public static func leSetScanResponseData(_ data: [UInt8]) -> HCICommand {
-        HCICommand(.leSetScanResponseData, paddedLegacyData(data))
+        described(.leSetScanResponseData, [.bytes(data)])
     }
 
     /// LE Set Advertising Enable (§7.8.9): 0x01 on, 0x00 off.
     public static func leSetAdvertisingEnable(_ enable: Bool) -> HCICommand {
-        HCICommand(.leSetAdvertisingEnable, [enable ? 0x01 : 0x00])
+        described(.leSetAdvertisingEnable, [.int(enable ? 0x01 : 0x00)])
     }
 
     /// LE Set Random Address (§7.8.4): the address in display order `C0:11:22:33:44:55` is sent reversed.
     public static func leSetRandomAddress(_ address: [UInt8]) -> HCICommand {
-        HCICommand(.leSetRandomAddress, Array(address.prefix(6).reversed()))
+        described(.leSetRandomAddress, [.bytes(Array(address.prefix(6).reversed()))])
     }
 
     /// LE Read Advertising Physical Channel Tx Power (§7.8.6), no parameters.
@@ -88,12 +84,8 @@ extension HCICommand {
         }
     }
 
-    static func paddedLegacyData(_ data: [UInt8]) -> [UInt8] {
-        let d = data.prefix(legacyAdvertisingDataMaximum)
-        var w = ByteWriter(capacity: 32)
-        w.writeUInt8(UInt8(d.count))
-        w.writeBytes(d)
-        w.writeZeros(legacyAdvertisingDataMaximum - d.count)
-        return w.bytes
+    /// The command `opcode` with `values`, one per field, encoded by its description in `CommandTable`.
+    static func described(_ opcode: Opcode, _ values: [HCIValue]) -> HCICommand {
+        CommandTable.description(opcode)?.command(values) ?? HCICommand(opcode)
     }
 }

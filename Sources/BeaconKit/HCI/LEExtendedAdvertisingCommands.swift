@@ -44,23 +44,14 @@ extension HCICommand {
         txPower: Int8 = txPowerNoPreference, primaryPHY: UInt8 = le1MPHY, secondaryMaxSkip: UInt8 = 0,
         secondaryPHY: UInt8 = le1MPHY, sid: UInt8 = 0, scanRequestNotification: Bool = false
     ) -> HCICommand {
-        var w = ByteWriter(capacity: 25)
-        w.writeUInt8(handle)
-        w.writeUInt16LE(properties.rawValue)
-        w.writeUInt24LE(intervalMin)
-        w.writeUInt24LE(intervalMax)
-        w.writeUInt8(channelMap)
-        w.writeUInt8(ownAddressType)
-        w.writeUInt8(0x00)         // Peer_Address_Type: public
-        w.writeZeros(6)            // Peer_Address: none
-        w.writeUInt8(filterPolicy)
-        w.writeInt8(txPower)
-        w.writeUInt8(primaryPHY)
-        w.writeUInt8(secondaryMaxSkip)
-        w.writeUInt8(secondaryPHY)
-        w.writeUInt8(sid)
-        w.writeUInt8(scanRequestNotification ? 1 : 0)
-        return HCICommand(.leSetExtendedAdvertisingParameters, w.bytes)
+        described(.leSetExtendedAdvertisingParameters, [
+            .int(handle), .int(properties.rawValue), .int(intervalMin), .int(intervalMax), .int(channelMap),
+            .int(ownAddressType),
+            .int(0x00),                    // Peer_Address_Type: public
+            .bytes([0, 0, 0, 0, 0, 0]),    // Peer_Address: none
+            .int(filterPolicy), .int(UInt8(bitPattern: txPower)), .int(primaryPHY), .int(secondaryMaxSkip),
+            .int(secondaryPHY), .int(sid), .int(scanRequestNotification ? 1 : 0),
+        ])
     }
 
     /// Operation 0x03: complete extended advertising data.
@@ -73,27 +64,16 @@ extension HCICommand {
         handle: UInt8, data: [UInt8], operation: UInt8 = operationComplete,
         fragmentPreference: UInt8 = fragmentPreferenceNone
     ) -> HCICommand {
-        var w = ByteWriter(capacity: 4 + data.count)
-        w.writeUInt8(handle)
-        w.writeUInt8(operation)
-        w.writeUInt8(fragmentPreference)
-        w.writeUInt8(UInt8(truncatingIfNeeded: data.count))
-        w.writeBytes(data)
-        return HCICommand(.leSetExtendedAdvertisingData, w.bytes)
+        described(.leSetExtendedAdvertisingData, [.int(handle), .int(operation), .int(fragmentPreference), .bytes(data)])
     }
 
     /// LE Set Extended Advertising Enable (§7.8.56): enable, number of sets, per set handle/duration/max events.
     /// Disabling with no sets disables all sets.
     public static func leSetExtendedAdvertisingEnable(_ enable: Bool, sets: [AdvertisingSetEnable]) -> HCICommand {
-        var w = ByteWriter(capacity: 2 + 4 * sets.count)
-        w.writeUInt8(enable ? 0x01 : 0x00)
-        w.writeUInt8(UInt8(truncatingIfNeeded: sets.count))
-        for s in sets {
-            w.writeUInt8(s.handle)
-            w.writeUInt16LE(s.duration)
-            w.writeUInt8(s.maxExtendedAdvertisingEvents)
-        }
-        return HCICommand(.leSetExtendedAdvertisingEnable, w.bytes)
+        described(.leSetExtendedAdvertisingEnable, [
+            .int(enable ? 0x01 : 0x00), .int(UInt8(truncatingIfNeeded: sets.count)),
+            .entries(sets.map { [.int($0.handle), .int($0.duration), .int($0.maxExtendedAdvertisingEvents)] }),
+        ])
     }
 
     /// LE Read Maximum Advertising Data Length (§7.8.57), no parameters.
@@ -103,7 +83,7 @@ extension HCICommand {
 
     /// LE Remove Advertising Set (§7.8.59).
     public static func leRemoveAdvertisingSet(handle: UInt8) -> HCICommand {
-        HCICommand(.leRemoveAdvertisingSet, [handle])
+        described(.leRemoveAdvertisingSet, [.int(handle)])
     }
 
     /// LE Clear Advertising Sets (§7.8.60), no parameters.

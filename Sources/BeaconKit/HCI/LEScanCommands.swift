@@ -75,19 +75,15 @@ extension HCICommand {
         type: LEScanType, interval: UInt16, window: UInt16,
         ownAddressType: UInt8 = 0x00, filterPolicy: ScanningFilterPolicy = .acceptAll
     ) -> HCICommand {
-        var w = ByteWriter(capacity: 7)
-        w.writeUInt8(type.rawValue)
-        w.writeUInt16LE(interval)
-        w.writeUInt16LE(window)
-        w.writeUInt8(ownAddressType)
-        w.writeUInt8(filterPolicy.rawValue)
-        return HCICommand(.leSetScanParameters, w.bytes)
+        described(.leSetScanParameters, [
+            .int(type.rawValue), .int(interval), .int(window), .int(ownAddressType), .int(filterPolicy.rawValue),
+        ])
     }
 
     /// LE Set Scan Enable (§7.8.11): 2 bytes — LE_Scan_Enable, Filter_Duplicates.
     /// Keep `filterDuplicates` false to go on receiving every advertisement (RSSI updates).
     public static func leSetScanEnable(_ enable: Bool, filterDuplicates: Bool = false) -> HCICommand {
-        HCICommand(.leSetScanEnable, [enable ? 0x01 : 0x00, filterDuplicates ? 0x01 : 0x00])
+        described(.leSetScanEnable, [.int(enable ? 0x01 : 0x00), .int(filterDuplicates ? 0x01 : 0x00)])
     }
 
     /// LE Set Extended Scan Parameters (§7.8.64): Own_Address_Type, Scanning_Filter_Policy,
@@ -98,16 +94,11 @@ extension HCICommand {
         le1M: ScanPHYParameters?, leCoded: ScanPHYParameters? = nil
     ) -> HCICommand {
         let entries = [le1M, leCoded].compactMap { $0 }
-        var w = ByteWriter(capacity: 3 + 5 * entries.count)
-        w.writeUInt8(ownAddressType)
-        w.writeUInt8(filterPolicy.rawValue)
-        w.writeUInt8((le1M == nil ? 0 : scanningPHYLE1M) | (leCoded == nil ? 0 : scanningPHYLECoded))
-        for entry in entries {
-            w.writeUInt8(entry.type.rawValue)
-            w.writeUInt16LE(entry.interval)
-            w.writeUInt16LE(entry.window)
-        }
-        return HCICommand(.leSetExtendedScanParameters, w.bytes)
+        return described(.leSetExtendedScanParameters, [
+            .int(ownAddressType), .int(filterPolicy.rawValue),
+            .int((le1M == nil ? 0 : scanningPHYLE1M) | (leCoded == nil ? 0 : scanningPHYLECoded)),
+            .entries(entries.map { [.int($0.type.rawValue), .int($0.interval), .int($0.window)] }),
+        ])
     }
 
     /// LE Set Extended Scan Enable (§7.8.65): 6 bytes — Enable, Filter_Duplicates, Duration (u16 LE,
@@ -115,11 +106,8 @@ extension HCICommand {
     public static func leSetExtendedScanEnable(
         _ enable: Bool, filterDuplicates: Bool = false, duration: UInt16 = 0, period: UInt16 = 0
     ) -> HCICommand {
-        var w = ByteWriter(capacity: 6)
-        w.writeUInt8(enable ? 0x01 : 0x00)
-        w.writeUInt8(filterDuplicates ? 0x01 : 0x00)
-        w.writeUInt16LE(duration)
-        w.writeUInt16LE(period)
-        return HCICommand(.leSetExtendedScanEnable, w.bytes)
+        described(.leSetExtendedScanEnable, [
+            .int(enable ? 0x01 : 0x00), .int(filterDuplicates ? 0x01 : 0x00), .int(duration), .int(period),
+        ])
     }
 }

@@ -1,0 +1,238 @@
+/// One value of a command or return parameter field.
+public enum HCIValue: Hashable, Sendable {
+    /// An unsigned little-endian integer of the field's width (a signed field holds its bit pattern).
+    case integer(UInt32)
+    /// A fixed run of octets as sent, or the data of a length-prefixed field.
+    case bytes([UInt8])
+    /// The entries of a repeated group, each one value per group field.
+    case entries([[HCIValue]])
+
+    /// An unsigned integer field's value.
+    public static func int<T: FixedWidthInteger>(_ v: T) -> HCIValue { .integer(UInt32(truncatingIfNeeded: v)) }
+
+    public var integer: UInt32? { if case let .integer(v) = self { return v } else { return nil } }
+    public var bytes: [UInt8]? { if case let .bytes(b) = self { return b } else { return nil } }
+}
+
+/// One parameter field as the Core spec (Vol 4, Part E, §7) lists it: spec name, width, and how
+/// beacon-tx prints it.
+public struct HCIField: Sendable {
+    public enum Width: Sendable {
+        /// An unsigned little-endian integer of 1 to 4 octets.
+        case octets(Int)
+        /// A fixed run of octets (an address, a mask, a bitmap).
+        case run(Int)
+        /// A one-octet length, then that many data octets, zero padded to `padTo` octets when set
+        /// (legacy advertising data: Length + 31 octets).
+        case lengthPrefixed(padTo: Int?)
+        /// Repeated groups after a count field: one per unit of the previous field, or one per bit set
+        /// in it; at least `atLeast` of them.
+        case repeated(perBitOfPreviousField: Bool, atLeast: Int, [HCIField])
+    }
+
+    /// `Advertising_Interval_Min`, as the spec spells it.
+    public let name: String
+    public let width: Width
+    /// The printed line(s) for a value; nil: encoded but not printed (parts btmon leaves out too).
+    let text: (@Sendable (HCIValue) -> [String])?
+
+    public init(_ name: String, _ width: Width, text: (@Sendable (HCIValue) -> [String])? = nil) {
+        self.name = name
+        self.width = width
+        self.text = text
+    }
+
+    /// A field printed as one `Label: text` line.
+    public init(_ name: String, _ width: Width, _ label: String, _ format: @escaping @Sendable (UInt32) -> String) {
+        self.init(name, width, text: { value in value.integer.map { ["\(label): \(format($0))"] } ?? [] })
+    }
+
+    /// Fixed octets this field takes, or nil when it varies.
+    var fixedSize: Int? {
+        switch width {
+        case let .octets(n), let .run(n): return n
+        case let .lengthPrefixed(padTo): return padTo.map { $0 + 1 }
+        case .repeated: return nil
+        }
+    }
+
+    /// The smallest size this field can take.
+    var minimumSize: Int {
+        switch width {
+        case let .octets(n), let .run(n): return n
+        case let .lengthPrefixed(padTo): return (padTo ?? 0) + 1
+        case let .repeated(_, atLeast, group): return atLeast * group.reduce(0) { $0 + $1.minimumSize }
+        }
+    }
+}
+
+/// A field list that does not fit the bytes, or values that do not fit the fields.
+public struct HCIFieldError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let field: String
+    public let problem: String
+    public init(field: String, problem: String) {
+        self.field = field
+        self.problem = problem
+    }
+    public var description: String { "\(field): \(problem)" }
+}
+
+/// One HCI command, declared once: opcode, spec name, parameter fields, return parameter fields
+/// (Status first) and its Supported_Commands bit. Encoding, size checks, text printing and return
+/// parameter decoding all derive from it.
+public struct HCICommandDescription: Sendable {
+    public let opcode: Opcode
+    public let name: String
+    public let parameters: [HCIField]
+    public let returnParameters: [HCIField]
+    /// Bit index in Read Local Supported Commands (octet * 8 + bit), when the spec assigns one.
+    public let supportedCommandsBit: Int?
+
+    public init(_ opcode: Opcode, _ name: String, bit: Int?, parameters: [HCIField] = [], returns: [HCIField] = [HCIFields.status]) {
+        self.opcode = opcode
+        self.name = name
+        self.parameters = parameters
+        self.returnParameters = returns
+        supportedCommandsBit = bit
+    }
+
+    public var parameterLength: ParameterLength { Self.length(of: parameters) }
+    public var returnParameterLength: ParameterLength { Self.length(of: returnParameters) }
+
+    static func length(of fields: [HCIField]) -> ParameterLength {
+        var total = 0
+        for field in fields {
+            guard let size = field.fixedSize else {
+                return .variable(minimum: fields.reduce(0) { $0 + $1.minimumSize })
+            }
+            total += size
+        }
+        return .fixed(total)
+    }
+
+    /// The parameter octets for `values`, one per field in order.
+    public func encode(_ values: [HCIValue]) -> [UInt8] {
+        var w = ByteWriter(capacity: parameterLength.minimum)
+        Self.encode(values, parameters, into: &w)
+        return w.bytes
+    }
+
+    public func command(_ values: [HCIValue]) -> HCICommand { HCICommand(opcode, encode(values)) }
+
+    static func encode(_ values: [HCIValue], _ fields: [HCIField], into w: inout ByteWriter) {
+        for (field, value) in zip(fields, values) {
+            switch (field.width, value) {
+            case let (.octets(n), .integer(v)):
+                for i in 0..<n { w.writeUInt8(UInt8(truncatingIfNeeded: v >> (8 * UInt32(i)))) }
+            case let (.run, .bytes(b)):
+                w.writeBytes(b)
+            case let (.lengthPrefixed(padTo), .bytes(b)):
+                let data = padTo.map { Array(b.prefix($0)) } ?? b
+                w.writeUInt8(UInt8(truncatingIfNeeded: data.count))
+                w.writeBytes(data)
+                if let padTo { w.writeZeros(padTo - data.count) }
+            case let (.repeated(_, _, group), .entries(entries)):
+                for entry in entries { encode(entry, group, into: &w) }
+            default:
+                break  // a value of the wrong kind: the encoder tests catch it
+            }
+        }
+    }
+
+    /// The values of `parameters`, one per field, or the first field that does not fit.
+    public func decodeParameters(_ bytes: [UInt8]) throws(HCIFieldError) -> [HCIValue] {
+        try Self.decode(bytes, parameters)
+    }
+
+    /// The values of the Command Complete return parameters (Status first).
+    public func decodeReturnParameters(_ bytes: [UInt8]) throws(HCIFieldError) -> [HCIValue] {
+        try Self.decode(bytes, returnParameters)
+    }
+
+    static func decode(_ bytes: [UInt8], _ fields: [HCIField]) throws(HCIFieldError) -> [HCIValue] {
+        var r = ByteReader(bytes)
+        let values = try decode(&r, fields)
+        guard r.remaining == 0 else {
+            throw HCIFieldError(field: fields.last?.name ?? "parameters", problem: "\(r.remaining) octet(s) after the last field")
+        }
+        return values
+    }
+
+    static func decode(_ r: inout ByteReader, _ fields: [HCIField]) throws(HCIFieldError) -> [HCIValue] {
+        var values: [HCIValue] = []
+        for field in fields {
+            do {
+                switch field.width {
+                case let .octets(n):
+                    var v: UInt32 = 0
+                    for (i, b) in try r.readBytes(n, field.name).enumerated() { v |= UInt32(b) << (8 * UInt32(i)) }
+                    values.append(.integer(v))
+                case let .run(n):
+                    values.append(.bytes(try r.readBytes(n, field.name)))
+                case let .lengthPrefixed(padTo):
+                    let length = Int(try r.readUInt8(field.name))
+                    if let padTo {
+                        guard length <= padTo else {
+                            throw HCIFieldError(field: field.name, problem: "length \(length) is more than \(padTo)")
+                        }
+                        let padded = try r.readBytes(padTo, field.name)
+                        values.append(.bytes(Array(padded.prefix(length))))
+                    } else {
+                        values.append(.bytes(try r.readBytes(length, field.name)))
+                    }
+                case let .repeated(perBit, atLeast, group):
+                    let count = values.last?.integer.map { perBit ? $0.nonzeroBitCount : Int($0) } ?? 0
+                    guard count >= atLeast else {
+                        throw HCIFieldError(field: field.name, problem: "\(count) entries, at least \(atLeast) needed")
+                    }
+                    var entries: [[HCIValue]] = []
+                    for _ in 0..<count { entries.append(try decode(&r, group)) }
+                    values.append(.entries(entries))
+                }
+            } catch let e as HCIFieldError {
+                throw e
+            } catch let ByteReaderError.truncated(_, needed, available) {
+                throw HCIFieldError(field: field.name, problem: "needs \(needed) byte(s), \(available) left")
+            } catch {
+                throw HCIFieldError(field: field.name, problem: "\(error)")
+            }
+        }
+        return values
+    }
+
+    /// The printed lines of the parameters, or one `Malformed parameters: …` line.
+    public func describeParameters(_ bytes: [UInt8]) -> [String] {
+        do {
+            return Self.describe(try decodeParameters(bytes), parameters)
+        } catch {
+            return ["Malformed parameters: \(error)"]
+        }
+    }
+
+    /// The printed lines of the return parameters after Status (which the event line shows).
+    public func describeReturnParameters(_ bytes: [UInt8]) -> [String] {
+        guard let values = try? decodeReturnParameters(bytes) else { return [] }
+        return Self.describe(Array(values.dropFirst()), Array(returnParameters.dropFirst()))
+    }
+
+    static func describe(_ values: [HCIValue], _ fields: [HCIField]) -> [String] {
+        var lines: [String] = []
+        for (field, value) in zip(fields, values) {
+            if let text = field.text {
+                lines += text(value)
+            } else if case let (.repeated(_, _, group), .entries(entries)) = (field.width, value) {
+                for entry in entries { lines += describe(entry, group) }
+            }
+        }
+        return lines
+    }
+}
+
+extension ParameterLength {
+    var minimum: Int {
+        switch self {
+        case let .fixed(n): return n
+        case let .variable(minimum): return minimum
+        }
+    }
+}
