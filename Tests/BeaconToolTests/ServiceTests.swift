@@ -173,6 +173,14 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
         let plain = tool(["start", "--major", "70000"])
         #expect(plain.err == "beacon-tx start: --major: 70000 is out of range (accepted 0–65535)\n")
         #expect(Journal.prefixed("a\nb", .warning) == "<4>a\n<4>b")
+        // The --verbose trace is debug (<7>), every line of it.
+        let probe = ScriptedController(Controllers.probe(extended: true))
+        let verbose = tool(["devices", "--verbose"], host: FakeHost(devices: [Controllers.device(0)], channels: [0: probe]), service: service([:], journal: true))
+        #expect(verbose.code == 0)
+        let traced = verbose.err.split(separator: "\n")
+        #expect(traced.count == 7, "\(verbose.err)")
+        #expect(traced.allSatisfy { $0.hasPrefix("<7>") }, "\(verbose.err)")
+        #expect(probe.isFullyConsumed)
     }
 }
 
@@ -372,7 +380,7 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
     let entry = BeaconEntry(identifier: "lobby", uuid: ProximityUUID(Golden.uuidText)!, major: 1, minor: 2, measuredPower: -59)
 
     /// hci0 on air (3 sets, re-armed once), hci1 waiting to re-arm, hci2 stale (pid gone),
-    /// hci3 unreadable, plus a file that is not a device.
+    /// hci3 unreadable, hci4 in an instance's own directory, plus a file that is not a device.
     func sessions() throws -> String {
         let dir = temporaryDirectory()
         let store = StateStore(candidates: [dir])
@@ -386,6 +394,11 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
         try store.write(SessionState(device: "hci2", pid: 9999, onAir: true, status: "1 beacon on air on hci2 (legacy)",
                                      family: .legacy, beacons: [entry], since: 1_799_990_000), into: dir)
         try FileIO.write(Array("{\"device\": \"hci3\"".utf8), to: dir + "/hci3.json", what: "test")
+        // beacon-tx@hci4: the instance's own runtime directory.
+        mkdir(dir + "/hci4", 0o755)
+        try store.write(SessionState(device: "hci4", pid: 4242, onAir: true, status: "1 beacon on air on hci4 (legacy)",
+                                     family: .legacy, beacons: [entry], since: 1_800_000_000), into: dir + "/hci4")
+        mkdir(dir + "/hci5", 0o755)   // an instance directory without a state file: no session
         try FileIO.write(Array("{}".utf8), to: dir + "/notes.json", what: "test")
         return dir
     }
@@ -397,7 +410,7 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
         #expect(all.code == 0)
         #expect(all.err.isEmpty)
         expectSnapshot(all.out.replacingOccurrences(of: dir, with: "$STATE"), "status.txt")
-        for (device, code) in [("hci0", 0), ("hci1", 3), ("hci2", 3), ("hci3", 3), ("hci9", 3)] {
+        for (device, code) in [("hci0", 0), ("hci1", 3), ("hci2", 3), ("hci3", 3), ("hci4", 0), ("hci5", 3), ("hci9", 3)] {
             let one = tool(["status", "--device", device], service: svc)
             #expect(one.code == Int32(code), "\(device): \(one.out)")
             #expect(one.out.hasPrefix(device + ": "), "\(device): \(one.out)")
@@ -430,5 +443,37 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
         let j = tool(["status", "--json"], service: service([:], stateDirectory: dir))
         #expect(j.code == 3)
         #expect(j.out == "[]\n")
+    }
+}
+
+@Suite struct ServiceUnitTests {
+    func lines(_ path: String) throws -> Set<String> {
+        Set(try String(contentsOfFile: repoPath(path), encoding: .utf8).split(separator: "\n").map(String.init))
+    }
+
+    /// What systemd needs from both units (scripts/check-units verifies them and scores their hardening).
+    @Test func bothUnitsAreNotifyServicesThatDoNotLoopOnConfigErrors() throws {
+        let common = [
+            "Type=notify", "NotifyAccess=main", "ExecReload=kill -HUP $MAINPID",
+            "Restart=on-failure", "RestartSec=1", "RestartPreventExitStatus=64 65 66 77 78",
+            "After=bluetooth.service", "Wants=bluetooth.service",
+            "DynamicUser=yes", "AmbientCapabilities=CAP_NET_RAW CAP_NET_ADMIN", "CapabilityBoundingSet=CAP_NET_RAW CAP_NET_ADMIN",
+            "RestrictAddressFamilies=AF_BLUETOOTH AF_UNIX", "RuntimeDirectoryMode=0755", "StandardError=journal",
+        ]
+        let kiosk = try lines("Config/beacon-tx.service")
+        let template = try lines("Config/beacon-tx@.service")
+        for line in common {
+            #expect(kiosk.contains(line), "beacon-tx.service lacks \(line)")
+            #expect(template.contains(line), "beacon-tx@.service lacks \(line)")
+        }
+        #expect(kiosk.contains("ExecStart=/usr/local/bin/beacon-tx start --config /etc/beacon-tx/kiosk.json"))
+        #expect(kiosk.contains("RuntimeDirectory=beacon-tx"))
+        #expect(template.contains("ExecStart=/usr/local/bin/beacon-tx start --device %i --config /etc/beacon-tx/%i.json"))
+        #expect(template.contains("RuntimeDirectory=beacon-tx/%i"))
+        #expect(template.contains("After=sys-subsystem-bluetooth-devices-%i.device"))
+        for unit in [kiosk, template] {
+            #expect(!unit.contains { $0.hasPrefix("Type=simple") || $0.hasPrefix("PrivateNetwork=yes") || $0.hasPrefix("PrivateUsers=yes") })
+            #expect(!unit.contains { $0.contains("--detach") })
+        }
     }
 }

@@ -62,7 +62,7 @@ struct DeviceSession {
         let channel: HCIChannel
         do { channel = try host.open(deviceID: info.id, watchSignals: o.watchSignals) } catch { throw CLIError(error) }
         let runner = HCICommandRunner(channel: channel, timeoutMilliseconds: o.timeoutMilliseconds, now: ctx.monotonicMilliseconds)
-        if o.verbose { runner.trace = { ctx.stderr($0) } }
+        if o.verbose { runner.trace = { ctx.log(.debug, $0) } }
         let caps: ControllerCapabilities
         do { caps = try Advertiser.probe(runner) } catch { throw CLIError(error) }
         var up = info

@@ -11,7 +11,8 @@ import SystemCalls
 ///
 /// The session writes into the first candidate it can write to (creating the last path
 /// component, mode 0755) and removes its file when it stops cleanly. `status` reads every
-/// candidate; a device found in two of them is reported from the first.
+/// candidate, and in each also `hciN/hciN.json` (the template unit `beacon-tx@hciN` has
+/// `RuntimeDirectory=beacon-tx/hciN`); a device found twice is reported from the first.
 ///
 /// Files are written whole to `hciN.json.tmp` and renamed over `hciN.json` (readers never see
 /// half a file), mode 0644 whatever the umask (`UMask=0077` in the unit) so that an operator
@@ -86,11 +87,18 @@ struct StateStore {
     func readAll() -> [Entry] {
         var entries: [String: Entry] = [:]
         for dir in candidates {
-            for name in Self.listing(dir) {
-                guard name.hasSuffix(".json") else { continue }
-                let device = String(name.dropLast(5))
+            for name in Self.listing(dir).sorted() {
+                let device: String
+                let path: String
+                if name.hasSuffix(".json") {
+                    device = String(name.dropLast(5))
+                    path = dir + "/" + name
+                } else {
+                    device = name
+                    path = dir + "/" + name + "/" + Self.fileName(device: name)
+                    guard access(path, F_OK) == 0 else { continue }
+                }
                 guard Self.deviceNumber(device) != nil, entries[device] == nil else { continue }
-                let path = dir + "/" + name
                 entries[device] = Entry(device: device, path: path, state: Self.read(path))
             }
         }
