@@ -343,7 +343,7 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
         let h = FakeHost(devices: [C.device(0)], channels: [0: fake])
         let r = tool(["start"] + goldenFlags + ["--advertising-set", "2"], host: h, service: service(["NOTIFY_SOCKET": listener.name], stateDirectory: dir))
         #expect(r.code == 69)
-        let reason = "hci0: hci0 reported a Hardware Error (code 0x07) while advertising; the controller must be set up again (restart beacon-tx, or use --reset)"
+        let reason = "hci0 reported a Hardware Error (code 0x07) while advertising; the controller must be set up again (restart beacon-tx, or use --reset)"
         #expect(listener.drain() == ["READY=1\nSTATUS=1 beacon on air on hci0 (extended set 2)", "STATUS=" + reason])
         let state = try StateStore.read(dir + "/hci0.json").get()
         #expect(state.onAir == false)

@@ -16,6 +16,7 @@ import SystemCalls
 ///
 /// `watchdogIntervalMilliseconds` is half of `$WATCHDOG_USEC` when that is set and
 /// `$WATCHDOG_PID` is unset or this process; otherwise nil, and the caller arms no timer.
+/// Other address kinds (`vsock:`) are not supported: they count as send failures.
 /// Send errors are ignored (a supervisor that stopped listening must not stop the beacon);
 /// `sendFailures` counts them.
 public final class ServiceNotifier {

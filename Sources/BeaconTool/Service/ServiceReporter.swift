@@ -72,9 +72,10 @@ final class ServiceReporter {
         state = nil
     }
 
-    /// The session ends with `message` (it exits non-zero; systemd may restart it).
+    /// The session ends with the error `message` (which names the device; the process exits
+    /// non-zero and systemd may restart it): off air, with the message as `STATUS=`.
     func failed(_ message: String) {
-        offAir("\(device): \(message)")
+        offAir(message)
     }
 
     var watchdog: WatchdogTimer? {
