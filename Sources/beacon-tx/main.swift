@@ -3,4 +3,5 @@ import Glibc
 #endif
 import BeaconTool
 
-exit(BeaconTX.run(Array(CommandLine.arguments.dropFirst()), .system))
+ToolContext.reserveStandardDescriptors()
+exit(BeaconTX.run(raw: ToolContext.rawArguments, .system))

@@ -82,8 +82,9 @@ import Testing
         #expect(s.count == 2)
         #expect(s[0] == ADStructure(type: .flags, data: [0x06]))
         #expect(s[1].type == .manufacturerSpecificData && s[1].data.count == 25)
-        // Zero length ends the significant part; a length past the end throws.
-        #expect(try ADStructure.parse([0x02, 0x01, 0x06, 0x00, 0xFF, 0xFF]).count == 1)
+        // Zero length ends the significant part (zero padding); non-zero bytes after it and a length past the end throw.
+        #expect(try ADStructure.parse([0x02, 0x01, 0x06, 0x00, 0x00, 0x00]) == [ADStructure(type: .flags, data: [0x06])])
+        #expect(throws: ADParseError.nonZeroPadding(end: 3, offset: 5, value: 0xFF)) { try ADStructure.parse([0x02, 0x01, 0x06, 0x00, 0x00, 0xFF]) }
         #expect(throws: ADParseError.lengthPastEnd(offset: 3, length: 9, available: 2)) { try ADStructure.parse([0x02, 0x01, 0x06, 0x09, 0x09, 0x41]) }
     }
 

@@ -38,7 +38,7 @@ struct ScanningRegionTests {
         #expect(BeaconRegionParseError.invalidValue(field: "minor", text: "70000").description
             == "invalid minor \"70000\": expected a decimal integer 0–65535")
         #expect(BeaconRegionParseError.invalidUUID("xyz").description
-            == "invalid proximity UUID \"xyz\": expected 32 hex digits, optionally as 8-4-4-4-12 with dashes")
+            == "'xyz' is not a UUID (accepted: \(ProximityUUID.acceptedForms))")
         #expect(BeaconRegionParseError.tooManyFields(text: "a:1:2:3", count: 4).description
             == "region \"a:1:2:3\" has 4 fields: expected UUID[:MAJOR[:MINOR]]")
     }

@@ -58,7 +58,11 @@ import Testing
 
     @Test func surrogatePairsAreOneCharacter() throws {
         #expect(try JSON.parse(#""\uD83D\uDE00 \u00e9""#) == .string("😀 é"))
-        #expect(try JSON.parse(#""\uD83D x""#) == .string("\u{FFFD} x"))
+        // An unpaired surrogate is an error, and a high half never swallows the escape after it.
+        #expect(throws: JSONParseError(message: "unpaired high surrogate \\uD83D (a surrogate pair is \\uD800–\\uDBFF then \\uDC00–\\uDFFF)", line: 1, column: 2)) {
+            try JSON.parse(#""\uD83D x""#)
+        }
+        #expect(throws: JSONParseError.self) { try JSON.parse(#""\uD83D\u0041""#) }
     }
 
     @Test func byteOrderMarkIsSkipped() throws {

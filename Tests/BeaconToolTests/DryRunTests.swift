@@ -10,10 +10,13 @@ import Testing
         #expect(r.code == 0)
         #expect(r.err == "")
         #expect(r.out == """
+            # start:
             010a200100
             0106200fa000a0000300000000000000000700
             010820201e0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c500
             010a200101
+            # stop:
+            010a200100
 
             """)
     }
@@ -22,10 +25,14 @@ import Testing
         let r = tool(["start"] + goldenFlags + ["--dry-run", "--format", "hex", "--controller", "extended"])
         #expect(r.code == 0)
         #expect(r.out == """
+            # start:
             01392006000100000000
             01362019001000a00000a00000070000000000000000007f0100010000
             013720220003011e0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5
             01392006010100000000
+            # stop:
+            01392006000100000000
+            013c200100
 
             """)
     }
@@ -57,9 +64,10 @@ import Testing
         let r = tool(["start"] + goldenFlags + ["--dry-run", "--format", "btsnoop", "--controller", "extended"])
         #expect(r.code == 0)
         let records = try BTSnoop.decode(r.bytes)
-        #expect(records.count == 8)
-        #expect(records.filter { !$0.received }.map { Hex.encode($0.packet) } ==
-            AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard), family: .extended).start.map { Hex.encode($0.command.packet) })
+        // Start, then stop: every dry-run format shows both.
+        #expect(records.count == 12)
+        let plan = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard), family: .extended)
+        #expect(records.filter { !$0.received }.map { Hex.encode($0.packet) } == (plan.start + plan.stop).map { Hex.encode($0.command.packet) })
         for answer in records.filter(\.received) {
             let cc = try CommandComplete(try HCIEvent(packet: answer.packet)).validated()
             #expect(cc.status == .success)
@@ -76,7 +84,7 @@ import Testing
         let r = tool(["start"] + goldenFlags + ["--dry-run", "--format", "hex", "--output", path])
         #expect(r.code == 0)
         #expect(r.out == "")
-        #expect(try String(contentsOfFile: path, encoding: .utf8).hasPrefix("010a200100\n"))
+        #expect(try String(contentsOfFile: path, encoding: .utf8).hasPrefix("# start:\n010a200100\n"))
         let bad = tool(["start"] + goldenFlags + ["--dry-run", "--output", "/nonexistent-dir/x"])
         #expect(bad.code == 73)
     }
@@ -85,7 +93,7 @@ import Testing
         let r = tool(["start"] + goldenFlags + ["--dry-run", "--format", "hex", "--interval", "152.3"])
         #expect(r.code == 0)
         #expect(r.err == "beacon-tx: interval 152.3 ms rounded to 152.500 msec (0x00f4) (units of 0.625 ms)\n")
-        #expect(r.out.split(separator: "\n")[1] == "0106200ff400f4000300000000000000000700")
+        #expect(r.out.split(separator: "\n")[2] == "0106200ff400f4000300000000000000000700")
         let exact = tool(["start"] + goldenFlags + ["--dry-run", "--format", "hex", "--interval", "152.5"])
         #expect(exact.err == "")
     }

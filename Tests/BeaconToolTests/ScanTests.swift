@@ -133,7 +133,7 @@ import Testing
 
     @Test func badScanFlags() {
         for (args, mention) in [
-            (["scan", "--region", "nope"], "--region 'nope'"),
+            (["scan", "--region", "nope"], "--region: 'nope' is not a UUID (accepted: \(ProximityUUID.acceptedForms))"),
             (["scan", "--region", Golden.uuidText + ":70000"], "70000"),
             (["scan", "--duration", "0"], "--duration"),
             (["scan", "--exit-timeout", "0.5"], "--exit-timeout"),

@@ -14,6 +14,7 @@ struct ToolRun {
 
 final class Capture: @unchecked Sendable {
     var out = "", err = "", bytes: [UInt8] = []
+    var failedWrites = 0
 }
 
 /// A test clock: every read moves 1 ms; a scripted timeout moves it by the wait.
@@ -23,12 +24,24 @@ final class TestClock: @unchecked Sendable {
     func attach(_ c: ScriptedController) { c.onTimeout = { [unowned self] in self.milliseconds += Int64(max(0, $0)) } }
 }
 
+/// `stdin`: what `decode -` reads; `stdoutFails`: every stdout write fails with this error (as
+/// `> /dev/full` would), so nothing is captured.
 func tool(_ args: [String], host: FakeHost? = nil, terminal: Bool = false, clock: TestClock = TestClock(),
-          service: ServiceContext = .none) -> ToolRun {
+          service: ServiceContext = .none, stdin: String = "", stdoutFails: String? = nil) -> ToolRun {
+    tool(raw: args.map { Array($0.utf8) }, host: host, terminal: terminal, clock: clock, service: service, stdin: stdin, stdoutFails: stdoutFails)
+}
+
+func tool(raw args: [[UInt8]], host: FakeHost? = nil, terminal: Bool = false, clock: TestClock = TestClock(),
+          service: ServiceContext = .none, stdin: String = "", stdoutFails: String? = nil) -> ToolRun {
     let c = Capture()
+    var lines = stdin.isEmpty ? [] : stdin.split(separator: "\n", omittingEmptySubsequences: false).map { Array($0.utf8) }
+    if stdin.hasSuffix("\n") { lines.removeLast() }
     let ctx = ToolContext(
-        stdout: { c.out += $0 + "\n" }, stderr: { c.err += $0 + "\n" },
-        stdoutBytes: { c.bytes += $0; c.out += String(decoding: $0, as: UTF8.self) },
+        stdout: { line in if stdoutFails == nil { c.out += line + "\n" } else { c.failedWrites += 1 } },
+        stderr: { c.err += $0 + "\n" },
+        stdoutBytes: { bytes in
+            if stdoutFails == nil { c.bytes += bytes; c.out += String(decoding: bytes, as: UTF8.self) } else { c.failedWrites += 1 }
+        },
         stdoutIsTerminal: terminal,
         makeHost: { () throws(TransportError) -> HCIHost in
             guard let host else { throw .bluetoothUnsupported }
@@ -36,8 +49,10 @@ func tool(_ args: [String], host: FakeHost? = nil, terminal: Bool = false, clock
         },
         monotonicMilliseconds: { clock.read() },
         wallClockSeconds: { 1_800_000_000 },
-        service: service)
-    let code = BeaconTX.run(args, ctx)
+        service: service,
+        stdoutError: { c.failedWrites > 0 ? stdoutFails : nil },
+        readStdinLine: { () throws(CLIError) -> [UInt8]? in lines.isEmpty ? nil : lines.removeFirst() })
+    let code = BeaconTX.run(raw: args, ctx)
     return ToolRun(code: code, out: c.out, err: c.err, bytes: c.bytes)
 }
 

@@ -36,14 +36,21 @@ public struct ADStructure: Hashable, Sendable {
 
     public var encoded: [UInt8] { [UInt8(truncatingIfNeeded: data.count + 1), type.rawValue] + data }
 
-    /// Splits advertising or scan response data into AD structures. A zero length octet ends the
-    /// significant part (the rest is padding); a length past the end throws.
+    /// Splits advertising or scan response data into AD structures (Core spec Vol 3, Part C, §11).
+    /// A zero length octet ends the significant part; what follows is the non-significant part,
+    /// which the spec fills with zero octets, so a non-zero octet there throws (it would be data
+    /// silently ignored). A length past the end throws.
     public static func parse(_ bytes: [UInt8]) throws(ADParseError) -> [ADStructure] {
         var out: [ADStructure] = []
         var i = 0
         while i < bytes.count {
             let length = Int(bytes[i])
-            if length == 0 { break }
+            if length == 0 {
+                if let junk = bytes[i...].firstIndex(where: { $0 != 0 }) {
+                    throw .nonZeroPadding(end: i, offset: junk, value: bytes[junk])
+                }
+                break
+            }
             guard i + 1 + length <= bytes.count else {
                 throw .lengthPastEnd(offset: i, length: length, available: bytes.count - i - 1)
             }
@@ -56,11 +63,15 @@ public struct ADStructure: Hashable, Sendable {
 
 public enum ADParseError: Error, Equatable, Sendable, CustomStringConvertible {
     case lengthPastEnd(offset: Int, length: Int, available: Int)
+    /// A zero length at `end` ended the significant part, but `offset` holds a non-zero `value`.
+    case nonZeroPadding(end: Int, offset: Int, value: UInt8)
 
     public var description: String {
         switch self {
         case let .lengthPastEnd(offset, length, available):
             return "AD structure at offset \(offset) claims \(length) byte(s), only \(available) left"
+        case let .nonZeroPadding(end, offset, value):
+            return "a zero length at offset \(end) ends the significant data, but offset \(offset) holds \(Hex.byte(value)) (padding must be zero)"
         }
     }
 }

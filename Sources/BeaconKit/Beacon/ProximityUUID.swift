@@ -8,6 +8,9 @@ public struct ProximityUUID: Hashable, Sendable, CustomStringConvertible {
         self.bytes = bytes
     }
 
+    /// What `init(_:)` accepts, for error messages (one wording for flags, regions and config keys).
+    public static let acceptedForms = "32 hex digits, with all four dashes (8-4-4-4-12) or none, any case, e.g. E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
+
     /// Accepts `E2C56DB5-DFFB-48D2-B060-D0F5A71096E0` with or without dashes, any case.
     /// Dashes, when present, must sit at the canonical 8-4-4-4-12 positions.
     public init?(_ text: String) {

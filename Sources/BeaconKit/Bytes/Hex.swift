@@ -17,22 +17,35 @@ public enum Hex {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Parses hex, ignoring spaces, colons, dashes and an optional `0x` prefix.
-    /// Returns nil for an odd number of digits or a non-hex character.
+    /// Parses hex as people paste it: separators between digits may be spaces, tabs, colons,
+    /// dashes and line ends (LF or CRLF; a lone CR is not a line end), between bytes, never inside
+    /// one; one `0x` prefix may lead.
+    /// Returns nil for an odd number of digits or any other character.
     public static func decode(_ text: String) -> [UInt8]? {
         var t = Substring(text.trimmingWhitespace())
         if t.hasPrefix("0x") || t.hasPrefix("0X") { t = t.dropFirst(2) }
         var out: [UInt8] = []
         var high: UInt8?
+        var afterCR = false
         for ch in t.unicodeScalars {
-            if ch == " " || ch == ":" || ch == "-" || ch == "\n" || ch == "\t" { continue }
+            if afterCR {
+                guard ch == "\n" else { return nil }
+                afterCR = false
+                continue
+            }
+            if ch == "\r" || ch == " " || ch == ":" || ch == "-" || ch == "\n" || ch == "\t" {
+                guard high == nil else { return nil }   // separators go between bytes, not inside one
+                afterCR = ch == "\r"
+                continue
+            }
             guard let v = nibble(ch) else { return nil }
             if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
         }
-        return high == nil ? out : nil
+        return high == nil && !afterCR ? out : nil
     }
 
-    static func nibble(_ c: Unicode.Scalar) -> UInt8? {
+    /// The value of one hex digit, or nil.
+    public static func nibble(_ c: Unicode.Scalar) -> UInt8? {
         switch c.value {
         case 0x30...0x39: return UInt8(c.value - 0x30)
         case 0x61...0x66: return UInt8(c.value - 0x61 + 10)

@@ -92,7 +92,7 @@ public enum BeaconRegionParseError: Error, Equatable, Sendable, CustomStringConv
         case let .tooManyFields(text, count):
             return "region \"\(text)\" has \(count) fields: expected UUID[:MAJOR[:MINOR]]"
         case let .invalidUUID(text):
-            return "invalid proximity UUID \"\(text)\": expected 32 hex digits, optionally as 8-4-4-4-12 with dashes"
+            return "'\(text)' is not a UUID (accepted: \(ProximityUUID.acceptedForms))"
         case let .invalidValue(field, text):
             return "invalid \(field) \"\(text)\": expected a decimal integer 0–65535"
         }

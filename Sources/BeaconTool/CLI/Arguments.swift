@@ -6,42 +6,73 @@ struct OptionSpec: Sendable {
     let value: String?      // placeholder when the option takes a value, nil for a flag
     let help: String
     var repeatable = false
+    /// The value is a file name: kept as raw bytes for open(), never required to be UTF-8.
+    var isPath = false
 
     static func flag(_ name: String, _ help: String) -> OptionSpec { OptionSpec(name: name, value: nil, help: help) }
     static func value(_ name: String, _ placeholder: String, _ help: String, repeatable: Bool = false) -> OptionSpec {
         OptionSpec(name: name, value: placeholder, help: help, repeatable: repeatable)
     }
+    static func path(_ name: String, _ placeholder: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, value: placeholder, help: help, isPath: true)
+    }
+}
+
+/// A file name exactly as given on the command line (bytes for open()) and how messages show it.
+struct FilePath: Equatable, Sendable {
+    let bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ text: String) { bytes = Array(text.utf8) }
+    /// Escaped and bounded, for messages.
+    var display: String { Quote.bytes(bytes) }
+    /// `-`: stdin for --config, stdout for --output.
+    var isDash: Bool { bytes == [0x2D] }
 }
 
 /// Parsed command line of one subcommand: `--name value`, `--name=value`, flags, positionals.
 struct ParsedArguments {
     private(set) var values: [String: [String]] = [:]
+    private(set) var paths: [String: FilePath] = [:]
     private(set) var positionals: [String] = []
 
     init(_ args: [String], specs: [OptionSpec], command: String) throws(CLIError) {
+        try self.init(raw: args.map { Array($0.utf8) }, specs: specs, command: command)
+    }
+
+    /// Arguments as the kernel passed them. Path values stay bytes; every other argument must be
+    /// UTF-8 (a "repaired" value would silently mean something else).
+    init(raw args: [[UInt8]], specs: [OptionSpec], command: String) throws(CLIError) {
+        func text(_ bytes: [UInt8], _ what: @autoclosure () -> String) throws(CLIError) -> String {
+            guard let s = String(validating: bytes, as: UTF8.self) else {
+                throw .usage("\(what()): '\(Quote.bytes(bytes))' is not valid UTF-8")
+            }
+            return s
+        }
         var i = 0
         var onlyPositionals = false
         while i < args.count {
-            let a = args[i]
+            let raw = args[i]
             i += 1
-            if onlyPositionals || !a.hasPrefix("-") || a == "-" || Self.isNegativeNumber(a) {
-                positionals.append(a)
+            let lossy = String(decoding: raw, as: UTF8.self)
+            if onlyPositionals || !lossy.hasPrefix("-") || lossy == "-" || Self.isNegativeNumber(lossy) {
+                positionals.append(try text(raw, "argument"))
                 continue
             }
-            if a == "--" { onlyPositionals = true; continue }
-            var name = a, inline: String?
-            if let eq = a.firstIndex(of: "=") {
-                name = String(a[..<eq])
-                inline = String(a[a.index(after: eq)...])
+            if lossy == "--" { onlyPositionals = true; continue }
+            var nameBytes = raw[...], inline: [UInt8]?
+            if let eq = raw.firstIndex(of: 0x3D) {
+                nameBytes = raw[..<eq]
+                inline = Array(raw[(eq + 1)...])
             }
+            var name = String(decoding: nameBytes, as: UTF8.self)
             if name == "-h" { name = "--help" }
-            guard let spec = specs.first(where: { $0.name == name }) else {
-                throw .usage("unknown option \(name); see beacon-tx \(command) --help")
+            guard let spec = specs.first(where: { Array($0.name.utf8) == Array(nameBytes) || ($0.name == "--help" && name == "--help") }) else {
+                throw .usage("unknown option \(Quote.bytes(Array(nameBytes))); see beacon-tx \(command) --help")
             }
-            let value: String
+            let value: [UInt8]
             if spec.value == nil {
                 guard inline == nil else { throw .usage("\(name) takes no value") }
-                value = "true"
+                value = Array("true".utf8)
             } else if let inline {
                 value = inline
             } else {
@@ -52,7 +83,13 @@ struct ParsedArguments {
             if !spec.repeatable, values[name] != nil {
                 throw .usage("\(name) given more than once")
             }
-            values[name, default: []].append(value)
+            if spec.isPath {
+                guard !value.isEmpty, !value.contains(0) else { throw .usage("\(name): empty file name") }
+                paths[name] = FilePath(value)
+                values[name, default: []].append(String(decoding: value, as: UTF8.self))
+            } else {
+                values[name, default: []].append(try text(value, name))
+            }
         }
     }
 
@@ -61,6 +98,8 @@ struct ParsedArguments {
     }
 
     func has(_ name: String) -> Bool { values[name] != nil }
+    /// The raw file name of a path option.
+    func path(_ name: String) -> FilePath? { paths[name] }
     func value(_ name: String) -> String? { values[name]?.last }
     func all(_ name: String) -> [String] { values[name] ?? [] }
 }
@@ -72,10 +111,10 @@ enum Validate {
         let t = text.trimmingCharacters()
         let digits = t.hasPrefix("-") ? t.dropFirst() : Substring(t)
         guard !digits.isEmpty, digits.utf8.allSatisfy({ (48...57).contains($0) }) else {
-            throw CLIError(code, "\(field): '\(text)' is not an integer (accepted \(rangeText(range)))")
+            throw CLIError(code, "\(field): \(Quote.user(text)) is not an integer (accepted \(rangeText(range)))")
         }
         guard let n = Int(t), range.contains(n) else {
-            throw CLIError(code, "\(field): \(t) is out of range (accepted \(rangeText(range)))")
+            throw CLIError(code, "\(field): \(Quote.escaped(t)) is out of range (accepted \(rangeText(range)))")
         }
         return n
     }
@@ -96,7 +135,7 @@ enum Validate {
         let t = text.trimmingCharacters()
         guard !t.isEmpty, t.utf8.allSatisfy({ (48...57).contains($0) || $0 == 46 || $0 == 45 || $0 == 43 || $0 == 101 || $0 == 69 }),
               let n = Double(t), n.isFinite else {
-            throw CLIError(code, "\(field): '\(text)' is not a number (accepted \(rangeText(range, unit)))")
+            throw CLIError(code, "\(field): \(Quote.user(text)) is not a number (accepted \(rangeText(range, unit)))")
         }
         return try number(field, n, range, unit: unit, code: code)
     }
@@ -116,14 +155,25 @@ enum Validate {
 
     static func uuid(_ field: String, _ text: String, code: ExitCode = .usage) throws(CLIError) -> ProximityUUID {
         guard let u = ProximityUUID(text) else {
-            throw CLIError(code, "\(field): '\(text)' is not a UUID (accepted: 32 hex digits, dashes optional, e.g. E2C56DB5-DFFB-48D2-B060-D0F5A71096E0)")
+            throw CLIError(code, "\(field): \(Quote.user(text)) is not a UUID (accepted: \(ProximityUUID.acceptedForms))")
         }
         return u
     }
 
+    /// A region identifier: printable text only (it is shown in dry runs and logs, one line each).
+    static func identifier(_ field: String, _ text: String, code: ExitCode = .usage) throws(CLIError) -> String {
+        if let u = Quote.firstUnprintable(text) {
+            throw CLIError(code, "\(field): \(Quote.user(text)) contains the unprintable character \(Quote.codePoint(u)) (accepted: printable text)")
+        }
+        guard text.unicodeScalars.count <= 256 else {
+            throw CLIError(code, "\(field): \(Quote.user(text)) is longer than 256 characters")
+        }
+        return text
+    }
+
     static func choice<T>(_ field: String, _ text: String, _ options: [(String, T)], code: ExitCode = .usage) throws(CLIError) -> T {
         guard let hit = options.first(where: { $0.0 == text.lowercased() }) else {
-            throw CLIError(code, "\(field): '\(text)' is not one of \(options.map(\.0).joined(separator: ", "))")
+            throw CLIError(code, "\(field): \(Quote.user(text)) is not one of \(options.map(\.0).joined(separator: ", "))")
         }
         return hit.1
     }
@@ -131,7 +181,7 @@ enum Validate {
     /// `hci0`, `hci1`, ... (or a bare index).
     static func device(_ field: String, _ text: String, code: ExitCode = .usage) throws(CLIError) -> UInt16 {
         guard let id = HCIDeviceInfo.id(fromName: text) else {
-            throw CLIError(code, "\(field): '\(text)' is not a device name (accepted hci0–hci65534)")
+            throw CLIError(code, "\(field): \(Quote.user(text)) is not a device name (accepted hci0–hci65534)")
         }
         return id
     }

@@ -15,6 +15,8 @@ public enum ExitCode: Int32, Sendable {
     case software = 70
     /// EX_CANTCREAT: an output file cannot be created.
     case cantCreate = 73
+    /// EX_IOERR: writing stdout or an output file failed (`> /dev/full`, a closed stdout).
+    case ioError = 74
     /// EX_NOPERM: missing CAP_NET_RAW / CAP_NET_ADMIN.
     case noPermission = 77
 }

@@ -15,12 +15,21 @@ public struct ToolContext {
     public var wallClockSeconds: () -> Double
     /// systemd integration: sd_notify, journal priorities, state files (all off by default).
     public var service: ServiceContext
+    /// The first failed write to stdout (e.g. "No space left on device"), or nil while all writes
+    /// succeeded. A command whose output was lost exits 74 instead of 0.
+    public var stdoutError: () -> String?
+    /// The next line of stdin without its line end (`decode -`), or nil at the end.
+    public var readStdinLine: () throws(CLIError) -> [UInt8]?
 
     public init(stdout: @escaping (String) -> Void, stderr: @escaping (String) -> Void,
                 stdoutBytes: @escaping ([UInt8]) -> Void, stdoutIsTerminal: Bool,
                 makeHost: @escaping () throws(TransportError) -> HCIHost,
                 monotonicMilliseconds: @escaping () -> Int64, wallClockSeconds: @escaping () -> Double,
-                service: ServiceContext = .none) {
+                service: ServiceContext = .none,
+                stdoutError: @escaping () -> String? = { nil },
+                readStdinLine: @escaping () throws(CLIError) -> [UInt8]? = { nil }) {
+        self.stdoutError = stdoutError
+        self.readStdinLine = readStdinLine
         self.stdout = stdout
         self.stderr = stderr
         self.stdoutBytes = stdoutBytes
@@ -128,13 +137,31 @@ public enum BeaconTX {
             "  beacon-tx status --device hci0",
             "  beacon-tx scan --region E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 --json",
             "",
-            "exit codes: 0 ok, 3 nothing on air (status), 64 usage, 65 bad data, 66 missing file, 69 unavailable, 70 internal, 73 cannot create output, 77 permission",
+            "exit codes: 0 ok, 3 nothing on air (status), 64 usage, 65 bad data, 66 missing file, 69 unavailable, 70 internal,",
+            "            73 cannot create output, 74 cannot write output (stdout or --output), 77 permission",
         ]
         return lines.joined(separator: "\n")
     }
 
     /// Runs one command line (without the program name) and returns the exit code.
     public static func run(_ arguments: [String], _ ctx: ToolContext) -> Int32 {
+        run(raw: arguments.map { Array($0.utf8) }, ctx)
+    }
+
+    /// Runs one command line given as the kernel passed it (bytes, not necessarily UTF-8): paths
+    /// reach open() byte for byte; other arguments must be UTF-8. Returns the exit code; a lost
+    /// stdout write turns success into 74 with one error line.
+    public static func run(raw arguments: [[UInt8]], _ ctx: ToolContext) -> Int32 {
+        let code = dispatch(arguments, ctx)
+        if code == 0, let e = ctx.stdoutError() {
+            ctx.log(.error, "beacon-tx: cannot write to stdout: \(e)")
+            return ExitCode.ioError.rawValue
+        }
+        return code
+    }
+
+    static func dispatch(_ raw: [[UInt8]], _ ctx: ToolContext) -> Int32 {
+        let arguments = raw.map { String(decoding: $0, as: UTF8.self) }
         guard let first = arguments.first else {
             ctx.log(.error, "beacon-tx: missing command (\(subcommands.map { $0.name }.joined(separator: ", "))); see beacon-tx --help")
             return ExitCode.usage.rawValue
@@ -154,21 +181,21 @@ public enum BeaconTX {
             break
         }
         guard let command = subcommands.first(where: { $0.name == first }) else {
-            ctx.log(.error, "beacon-tx: unknown command '\(first)' (commands: \(subcommands.map { $0.name }.joined(separator: ", "))); see beacon-tx --help")
+            ctx.log(.error, "beacon-tx: unknown command \(Quote.user(first)) (commands: \(subcommands.map { $0.name }.joined(separator: ", "))); see beacon-tx --help")
             return ExitCode.usage.rawValue
         }
         do throws(CLIError) {
-            let parsed = try ParsedArguments(Array(arguments.dropFirst()), specs: command.options + [.flag("--help", "")], command: command.name)
+            let parsed = try ParsedArguments(raw: Array(raw.dropFirst()), specs: command.options + [.flag("--help", "")], command: command.name)
             if parsed.has("--help") {
                 ctx.stdout(command.help)
                 return 0
             }
             if !command.takesPositionals, let extra = parsed.positionals.first {
-                throw CLIError.usage("unexpected argument '\(extra)'; see beacon-tx \(command.name) --help")
+                throw CLIError.usage("unexpected argument \(Quote.user(extra)); see beacon-tx \(command.name) --help")
             }
             return try command.run(parsed, ctx).rawValue
         } catch {
-            ctx.log(.error, "beacon-tx \(command.name): \(error.message)")
+            ctx.log(.error, "beacon-tx \(command.name): \(Quote.sanitized(error.message))")
             return error.code.rawValue
         }
     }

@@ -41,7 +41,11 @@ enum ScanCommand: Subcommand {
     static func parse(_ a: ParsedArguments) throws(CLIError) -> Setup {
         var s = Setup()
         for text in a.all("--region") {
-            do { s.regions.append(try BeaconRegion(parsing: text)) } catch { throw .usage("--region '\(text)': \(error)") }
+            do { s.regions.append(try BeaconRegion(parsing: text)) } catch {
+                // One UUID message everywhere: the same words as --uuid and the config's uuid key.
+                if case let .invalidUUID(u) = error { _ = try Validate.uuid("--region", u) }
+                throw .usage("--region \(Quote.user(text)): \(error)")
+            }
         }
         if let t = a.value("--duration") { s.duration = try Validate.number("--duration", t, 0.1...86400, unit: "s") }
         if let t = a.value("--exit-timeout") { s.exitTimeout = try Validate.number("--exit-timeout", t, 1...3600, unit: "s") }
@@ -91,10 +95,12 @@ enum ScanCommand: Subcommand {
             }
             scanner.tick()
             if let end, ctx.monotonicMilliseconds() >= end { break }
+            if ctx.stdoutError() != nil { break }   // output is lost: stop scanning; exit 74 says why
         }
         do {
             for step in plan.stop { try session.runner.run(step) }
         } catch { throw CLIError(error) }
+        if ctx.stdoutError() != nil { return .success }
         ctx.note((signal.map { "signal \($0): " } ?? "") + "scanning stopped on \(session.name): \(scanner.reportCount) report(s), \(scanner.seen.count) beacon(s)")
         return .success
     }
@@ -221,11 +227,11 @@ enum ScanCommand: Subcommand {
             }
         }
 
-        /// `HH:MM:SS` UTC.
+        /// `HH:MM:SSZ`: UTC, and says so (ISO 8601's zone designator).
         func clock(_ wall: Double) -> String {
             let s = Int(wall) % 86400
             func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-            return "\(two(s / 3600)):\(two(s / 60 % 60)):\(two(s % 60))"
+            return "\(two(s / 3600)):\(two(s / 60 % 60)):\(two(s % 60))Z"
         }
     }
 

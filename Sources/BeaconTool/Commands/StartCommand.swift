@@ -16,12 +16,12 @@ enum StartCommand: Subcommand {
         .flag("--non-connectable", "advertise ADV_NONCONN_IND (overrides the config file)"),
         .value("--tx-power", "dBm", "requested tx power, -127–20 (extended advertising only; default: no preference)"),
         .value("--device", "hciN", "controller (default: the first LE controller; hci0 in dry runs)"),
-        .value("--config", "FILE", "JSON config file; flags override its values"),
+        .path("--config", "FILE", "JSON config file (- reads stdin); flags override its values"),
         .value("--controller", "FAMILY", "auto, legacy or extended (default auto: extended when supported)"),
         .value("--advertising-set", "N", "extended advertising set (handle) to use, 0–239 (default 0)"),
         .flag("--dry-run", "print the plan, open no socket"),
         .value("--format", "FORMAT", "dry-run output: text, hex, hcitool or btsnoop (default text)"),
-        .value("--output", "FILE", "write the dry-run output to FILE"),
+        .path("--output", "FILE", "write the dry-run output to FILE, a regular file (- is stdout)"),
         .flag("--detach", "exit once advertising is on, leave the controller advertising"),
         .flag("--reset", "reset the controller (HCIDEVRESET) before starting"),
         .value("--timeout", "ms", "wait this long for each controller answer, 100–60000 (default 2000)"),
@@ -55,7 +55,7 @@ enum StartCommand: Subcommand {
     static func settings(from a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> Settings {
         var s = Settings()
         var requestedInterval: Double?
-        if let path = a.value("--config") {
+        if let path = a.path("--config") {
             requestedInterval = try ConfigFile.load(path, into: &s)
         }
         try s.applyDeviceFlags(a)
@@ -75,19 +75,20 @@ enum StartCommand: Subcommand {
         let uuid = try a.value("--uuid").map { (t: String) throws(CLIError) in try Validate.uuid("--uuid", t) }
         let major = try a.value("--major").map { (t: String) throws(CLIError) in UInt16(try Validate.integer("--major", t, 0...65535)) }
         let minor = try a.value("--minor").map { (t: String) throws(CLIError) in UInt16(try Validate.integer("--minor", t, 0...65535)) }
+        let identifier = try a.value("--identifier").map { (t: String) throws(CLIError) in try Validate.identifier("--identifier", t) }
         let power = try a.value("--power").map { (t: String) throws(CLIError) in Int8(try Validate.integer("--power", t, Settings.measuredPowerRange)) }
         if var b = s.beacon {
             b.uuid = uuid ?? b.uuid
             b.major = major ?? b.major
             b.minor = minor ?? b.minor
             b.measuredPower = power ?? b.measuredPower
-            b.identifier = a.value("--identifier") ?? b.identifier
+            b.identifier = identifier ?? b.identifier
             s.beacon = b
         } else if uuid != nil || major != nil || minor != nil {
             guard let uuid else { throw .usage("--uuid is required with --major/--minor (or use --config FILE)") }
             guard let major else { throw .usage("--major is required (0–65535)") }
             guard let minor else { throw .usage("--minor is required (0–65535)") }
-            s.beacon = BeaconEntry(identifier: a.value("--identifier"), uuid: uuid, major: major, minor: minor,
+            s.beacon = BeaconEntry(identifier: identifier, uuid: uuid, major: major, minor: minor,
                                    measuredPower: power ?? Settings.defaultMeasuredPower)
         } else if power != nil || a.has("--identifier") {
             throw .usage("--power/--identifier need a beacon: give --uuid, --major and --minor, or --config FILE")
@@ -101,7 +102,7 @@ enum StartCommand: Subcommand {
     // MARK: dry run
 
     static func dryRun(_ entry: BeaconEntry, _ s: Settings, _ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
-        for liveOnly in ["--detach", "--reset"] where a.has(liveOnly) {
+        for liveOnly in ["--detach", "--reset", "--verbose"] where a.has(liveOnly) {
             throw .usage("\(liveOnly) does nothing with --dry-run")
         }
         let format = try Validate.choice("--format", a.value("--format") ?? "text",
@@ -116,9 +117,9 @@ enum StartCommand: Subcommand {
         case .hcitool: output = Array(DryRun.hcitool(entry, plan, device: device).utf8)
         case .btsnoop: output = DryRun.btsnoop(plan)
         }
-        if let path = a.value("--output") {
+        if let path = a.path("--output"), !FileIO.isStdout(path) {
             try FileIO.write(output, to: path, what: "--output")
-            ctx.note("wrote \(format.rawValue) plan (\(plan.start.count) commands) to \(path)")
+            ctx.note("wrote \(format.rawValue) plan (\(plan.start.count) commands) to \(path.display)")
         } else if format == .btsnoop && ctx.stdoutIsTerminal {
             throw .usage("--format btsnoop writes binary: add --output FILE or redirect stdout")
         } else {
@@ -153,7 +154,8 @@ enum StartCommand: Subcommand {
         let name = entry.identifier.map { "\($0) " } ?? ""
         ctx.note("advertising \(name)\(beacon.uuid) major \(beacon.major) minor \(beacon.minor) power \(beacon.measuredPower) dBm on \(session.name) (\(plan.family) commands, \(s.interval.text), \(s.connectable ? "connectable" : "non-connectable"))")
         if detach {
-            ctx.note("detached; the controller keeps advertising until 'beacon-tx stop --device \(session.name)'")
+            let set = plan.family == .extended && s.advertisingSet != 0 ? " --advertising-set \(s.advertisingSet)" : ""
+            ctx.note("detached; the controller keeps advertising until 'beacon-tx stop --device \(session.name)\(set)'")
             return .success
         }
         ctx.note("press Ctrl-C (or send SIGTERM) to stop")

@@ -7,7 +7,7 @@ enum StopCommand: Subcommand {
     static let usage = "beacon-tx stop [--device hciN] [options]"
     static let options: [OptionSpec] = [
         .value("--device", "hciN", "controller (default: the first LE controller)"),
-        .value("--config", "FILE", "take the device from this config file"),
+        .path("--config", "FILE", "take the device from this config file (- reads stdin)"),
         .value("--advertising-set", "N", "the extended advertising set start used, 0–239 (default 0)"),
         .value("--timeout", "ms", "wait this long for each controller answer, 100–60000 (default 2000)"),
         .flag("--verbose", "log every HCI command and event (btmon style) on stderr"),
@@ -16,7 +16,7 @@ enum StopCommand: Subcommand {
 
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         var s = Settings()
-        if let path = a.value("--config") { _ = try ConfigFile.load(path, into: &s) }
+        if let path = a.path("--config") { _ = try ConfigFile.load(path, into: &s) }
         try s.applyDeviceFlags(a)
         let session = try DeviceSession.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose")), ctx)
         do { try Advertiser.stopActive(session.runner, caps: session.caps, advertisingHandle: s.advertisingSet) } catch { throw CLIError(error) }

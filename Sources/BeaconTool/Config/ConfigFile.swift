@@ -10,11 +10,11 @@ enum ConfigFile {
 
     /// Reads `path` and applies its values over `settings` (file over defaults).
     /// Returns the requested interval in ms when the file set one.
-    static func load(_ path: String, into settings: inout Settings) throws(CLIError) -> Double? {
+    static func load(_ path: FilePath, into settings: inout Settings) throws(CLIError) -> Double? {
         let bytes = try FileIO.read(path, what: "config")
-        let prefix = "config \(path)"
+        let prefix = "config \(path.display)"
         let json: JSON
-        do { json = try JSON.parse(String(decoding: bytes, as: UTF8.self)) } catch {
+        do { json = try JSON.parse(bytes: bytes) } catch {
             throw .data("\(prefix): \(error)")
         }
         return try apply(json, into: &settings, prefix: prefix)
@@ -54,7 +54,7 @@ enum ConfigFile {
                 }
                 s.beacon = try beacon(items[0], prefix: "\(prefix): beacons[0]")
             default:
-                throw .data("\(prefix): unknown key \"\(key)\" (accepted: \(topLevelKeys.joined(separator: ", ")))")
+                throw .data("\(prefix): unknown key \"\(Quote.escaped(key))\" (accepted: \(topLevelKeys.joined(separator: ", ")))")
             }
         }
         return requestedInterval
@@ -63,14 +63,16 @@ enum ConfigFile {
     static func beacon(_ json: JSON, prefix: String) throws(CLIError) -> BeaconEntry {
         guard case let .object(pairs) = json else { throw .data("\(prefix): expected an object, found \(json.kind)") }
         for (key, _) in pairs where !beaconKeys.contains(key) {
-            throw .data("\(prefix): unknown key \"\(key)\" (accepted: \(beaconKeys.joined(separator: ", ")))")
+            throw .data("\(prefix): unknown key \"\(Quote.escaped(key))\" (accepted: \(beaconKeys.joined(separator: ", ")))")
         }
         func required(_ key: String) throws(CLIError) -> JSON {
             guard let v = json[key] else { throw .data("\(prefix).\(key): missing (required)") }
             return v
         }
         var identifier: String?
-        if let v = json["identifier"], v != .null { identifier = try string(v, "identifier", prefix + ".") }
+        if let v = json["identifier"], v != .null {
+            identifier = try Validate.identifier("\(prefix).identifier", try string(v, "identifier", prefix + "."), code: .dataError)
+        }
         let uuid = try Validate.uuid("\(prefix).uuid", try string(try required("uuid"), "uuid", prefix + "."), code: .dataError)
         let major = try Validate.integer("\(prefix).major", try number(try required("major"), "major", prefix + "."), 0...65535)
         let minor = try Validate.integer("\(prefix).minor", try number(try required("minor"), "minor", prefix + "."), 0...65535)

@@ -1,6 +1,8 @@
+import BeaconKit
+
 /// A small JSON reader and writer for config files and `--json` output, without Foundation
-/// (the start path stays light; DESIGN §4). The reader accepts `//` and `/* */` comments and
-/// trailing commas, and reports errors with line and column.
+/// (the start path stays light). The reader is RFC 8259 plus `//` and `/* */` comments, trailing
+/// commas and one leading byte order mark, and reports errors with line and column.
 public indirect enum JSON: Equatable, Sendable {
     case null
     case bool(Bool)
@@ -100,9 +102,9 @@ public indirect enum JSON: Equatable, Sendable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if u.value < 0x20 {
-                    let h = Array("0123456789abcdef")
-                    out += "\\u00" + String(h[Int(u.value >> 4)]) + String(h[Int(u.value & 0xf)])
+                if !Quote.isPrintable(u) {
+                    // Controls, DEL, line separators and bidi controls never reach output raw.
+                    out += "\\u" + Hex.encode([UInt8(u.value >> 8), UInt8(u.value & 0xFF)])
                 } else {
                     out.unicodeScalars.append(u)
                 }
@@ -113,8 +115,13 @@ public indirect enum JSON: Equatable, Sendable {
 
     // MARK: reading
 
-    public static func parse(_ text: String) throws(JSONParseError) -> JSON {
-        var p = Parser(Array(text.utf8))
+    /// Parses JSON text as RFC 8259 defines it, with three documented extensions for hand-written
+    /// config files: `//` and `/* */` comments, a trailing comma before `]` or `}`, and one UTF-8
+    /// byte order mark at the very start. Everything else is strict: numbers follow the RFC grammar
+    /// (no leading zeros, no `1.`, no `.5`, no `+1`) and must fit a double, `\u` takes exactly four
+    /// hex digits and surrogates must come in pairs, the text must be UTF-8, keys must be unique.
+    public static func parse(bytes: [UInt8]) throws(JSONParseError) -> JSON {
+        var p = Parser(bytes)
         p.skipSpace()
         let value = try p.value(depth: 0)
         p.skipSpace()
@@ -123,19 +130,21 @@ public indirect enum JSON: Equatable, Sendable {
         return value
     }
 
+    public static func parse(_ text: String) throws(JSONParseError) -> JSON { try parse(bytes: Array(text.utf8)) }
+
     struct Parser {
         let b: [UInt8]
         var i = 0
         var unterminatedComment = false
-        /// Skips a UTF-8 byte order mark.
+        /// Skips one UTF-8 byte order mark.
         init(_ b: [UInt8]) {
             self.b = b
             if b.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
         }
 
-        func error(_ message: String) -> JSONParseError {
+        func error(_ message: String, at position: Int? = nil) -> JSONParseError {
             var line = 1, column = 1
-            for c in b[0..<min(i, b.count)] { if c == 0x0A { line += 1; column = 1 } else { column += 1 } }
+            for c in b[0..<min(position ?? i, b.count)] { if c == 0x0A { line += 1; column = 1 } else { column += 1 } }
             return JSONParseError(message: message, line: line, column: column)
         }
 
@@ -163,6 +172,13 @@ public indirect enum JSON: Equatable, Sendable {
             i += 1
         }
 
+        /// The character at `i` for a message: escaped, or `byte 0xNN` when it is not UTF-8.
+        func describeCharacter() -> String {
+            guard i < b.count else { return "end of file" }
+            if let (scalar, _) = Quote.decodeScalar(b, at: i) { return "character " + Quote.user(String(scalar)) }
+            return "byte \(Hex.byte(b[i])) (not UTF-8)"
+        }
+
         mutating func value(depth: Int) throws(JSONParseError) -> JSON {
             guard depth < 64 else { throw error("nested too deeply") }
             skipSpace()
@@ -175,23 +191,56 @@ public indirect enum JSON: Equatable, Sendable {
             case 0x66: return try literal("false", .bool(false))
             case 0x6E: return try literal("null", .null)
             case 0x2D, 0x30...0x39: return .number(try number())
-            default: throw error("unexpected character '\(Character(Unicode.Scalar(c)))'")
+            default: throw error("unexpected \(describeCharacter())")
             }
         }
 
         mutating func literal(_ word: String, _ v: JSON) throws(JSONParseError) -> JSON {
             let w = Array(word.utf8)
-            guard i + w.count <= b.count, Array(b[i..<(i + w.count)]) == w else { throw error("invalid literal") }
+            guard i + w.count <= b.count, Array(b[i..<(i + w.count)]) == w else { throw error("invalid literal (accepted: true, false, null)") }
             i += w.count
             return v
         }
 
+        /// RFC 8259 §6: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, and finite as a double.
         mutating func number() throws(JSONParseError) -> Double {
             let start = i
-            if peek == 0x2D { i += 1 }
-            while let c = peek, (0x30...0x39).contains(c) || c == 0x2E || c == 0x65 || c == 0x45 || c == 0x2B || c == 0x2D { i += 1 }
-            let text = String(decoding: b[start..<i], as: UTF8.self)
-            guard let d = Double(text) else { throw error("invalid number '\(text)'") }
+            // The whole token as the user wrote it (for messages), then the grammar over it.
+            var end = i
+            while end < b.count, (0x30...0x39).contains(b[end]) || [0x2E, 0x65, 0x45, 0x2B, 0x2D].contains(b[end]) { end += 1 }
+            let token = Array(b[start..<end])
+            let text = String(decoding: token, as: UTF8.self)
+            func digits(_ k: inout Int) -> Int {
+                let s = k
+                while k < token.count, (0x30...0x39).contains(token[k]) { k += 1 }
+                return k - s
+            }
+            var k = 0
+            if k < token.count, token[k] == 0x2D { k += 1 }
+            let intStart = k
+            let intDigits = digits(&k)
+            var problem: String?
+            if intDigits == 0 {
+                problem = "digits must come before any '.'"
+            } else if intDigits > 1 && token[intStart] == 0x30 {
+                problem = "no leading zeros"
+            }
+            if problem == nil, k < token.count, token[k] == 0x2E {
+                k += 1
+                if digits(&k) == 0 { problem = "digits must follow '.'" }
+            }
+            if problem == nil, k < token.count, token[k] == 0x65 || token[k] == 0x45 {
+                k += 1
+                if k < token.count, token[k] == 0x2B || token[k] == 0x2D { k += 1 }
+                if digits(&k) == 0 { problem = "digits must follow the exponent" }
+            }
+            if problem == nil, k != token.count { problem = "unexpected '\(String(decoding: token[k...k], as: UTF8.self))'" }
+            if let problem { throw error("invalid number \(Quote.user(text)): \(problem)", at: start) }
+            guard let d = Double(text) else { throw error("invalid number \(Quote.user(text))", at: start) }
+            guard d.isFinite else {
+                throw error("number \(Quote.user(text)) is out of range (a double holds at most ±1.7976931348623157e308)", at: start)
+            }
+            i = end
             return d
         }
 
@@ -200,9 +249,10 @@ public indirect enum JSON: Equatable, Sendable {
             var out: [UInt8] = []
             while true {
                 guard let c = peek else { throw error("unterminated string") }
-                i += 1
-                if c == 0x22 { break }
+                if c == 0x22 { i += 1; break }
                 if c == 0x5C {
+                    let escapeStart = i
+                    i += 1
                     guard let e = peek else { throw error("unterminated string") }
                     i += 1
                     switch e {
@@ -214,29 +264,54 @@ public indirect enum JSON: Equatable, Sendable {
                     case 0x66: out.append(0x0C)
                     case 0x75:
                         var v = try hex4()
-                        // A UTF-16 surrogate pair (\uD83D\uDE00) is one scalar.
-                        if (0xD800..<0xDC00).contains(v), i + 6 <= b.count, b[i] == 0x5C, b[i + 1] == 0x75 {
-                            i += 2
-                            let low = try hex4()
-                            v = (0xDC00..<0xE000).contains(low) ? 0x10000 + ((v - 0xD800) << 10) + (low - 0xDC00) : 0xFFFD
+                        if (0xDC00..<0xE000).contains(v) {
+                            throw error("unpaired low surrogate \\u\(hexText(v)) (a surrogate pair is \\uD800–\\uDBFF then \\uDC00–\\uDFFF)", at: escapeStart)
                         }
-                        out += Array(String(Unicode.Scalar(v).map(Character.init) ?? "\u{FFFD}").utf8)
-                    default: throw error("invalid escape")
+                        if (0xD800..<0xDC00).contains(v) {
+                            // A UTF-16 surrogate pair (\uD83D\uDE00) is one scalar; the next escape
+                            // is taken only when it is the low half.
+                            guard i + 6 <= b.count, b[i] == 0x5C, b[i + 1] == 0x75,
+                                  let low = Self.hex4(b, i + 2), (0xDC00..<0xE000).contains(low) else {
+                                throw error("unpaired high surrogate \\u\(hexText(v)) (a surrogate pair is \\uD800–\\uDBFF then \\uDC00–\\uDFFF)", at: escapeStart)
+                            }
+                            i += 6
+                            v = 0x10000 + ((v - 0xD800) << 10) + (low - 0xDC00)
+                        }
+                        guard let scalar = Unicode.Scalar(v) else { throw error("invalid \\u escape", at: escapeStart) }
+                        out += Array(String(scalar).utf8)
+                    default:
+                        throw error("invalid escape \(Quote.user("\\" + String(decoding: [e], as: UTF8.self))) (accepted: \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)", at: escapeStart)
                     }
                 } else if c < 0x20 {
-                    throw error("control character in string")
-                } else {
+                    throw error("control character \(Hex.byte(c)) in string (write it as an escape)")
+                } else if c < 0x80 {
                     out.append(c)
+                    i += 1
+                } else {
+                    guard let (_, width) = Quote.decodeScalar(b, at: i) else { throw error("invalid UTF-8 byte \(Hex.byte(c)) in string") }
+                    out += b[i..<(i + width)]
+                    i += width
                 }
             }
             return String(decoding: out, as: UTF8.self)
         }
 
+        func hexText(_ v: UInt32) -> String { Hex.encode([UInt8(v >> 8), UInt8(v & 0xFF)], uppercase: true) }
+
+        /// Exactly four hex digits at `at` (no sign, no prefix), or nil.
+        static func hex4(_ b: [UInt8], _ at: Int) -> UInt32? {
+            guard at + 4 <= b.count else { return nil }
+            var v: UInt32 = 0
+            for k in at..<(at + 4) {
+                guard let n = Hex.nibble(Unicode.Scalar(b[k])) else { return nil }
+                v = v << 4 | UInt32(n)
+            }
+            return v
+        }
+
         /// Four hex digits after `\\u`.
         mutating func hex4() throws(JSONParseError) -> UInt32 {
-            guard i + 4 <= b.count, let v = UInt32(String(decoding: b[i..<(i + 4)], as: UTF8.self), radix: 16) else {
-                throw error("invalid \\u escape")
-            }
+            guard let v = Self.hex4(b, i) else { throw error("invalid \\u escape (accepted: \\u and exactly four hex digits)") }
             i += 4
             return v
         }
@@ -255,16 +330,19 @@ public indirect enum JSON: Equatable, Sendable {
             }
         }
 
+        /// Linear in the number of keys: the duplicate check is a hash set, not a scan.
         mutating func object(depth: Int) throws(JSONParseError) -> JSON {
             i += 1
             var pairs: [(String, JSON)] = []
+            var seen = Set<String>()
             while true {
                 skipSpace()
                 if peek == 0x7D { i += 1; return .object(pairs) }
                 guard peek == 0x22 else { throw error("expected a quoted key") }
+                let keyStart = i
                 let key = try string()
-                guard !pairs.contains(where: { $0.0 == key }) else { throw error("duplicate key \"\(key)\"") }
-                try expect(0x3A, "':' after key \"\(key)\"")
+                guard seen.insert(key).inserted else { throw error("duplicate key \("\"" + Quote.escaped(key) + "\"")", at: keyStart) }
+                try expect(0x3A, "':' after key \("\"" + Quote.escaped(key) + "\"")")
                 pairs.append((key, try value(depth: depth + 1)))
                 skipSpace()
                 if peek == 0x2C { i += 1; continue }

@@ -26,9 +26,11 @@ enum DryRun {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// One H4 start packet per line, lowercase, no spaces.
+    /// One H4 packet per line, lowercase, no spaces: `# start:`, the start packets, `# stop:`, the
+    /// stop packets (`beacon-tx decode -` skips the comment lines).
     static func hex(_ plan: AdvertisingPlan) -> String {
-        plan.start.map { Hex.encode($0.command.packet) + "\n" }.joined()
+        "# start:\n" + plan.start.map { Hex.encode($0.command.packet) + "\n" }.joined()
+            + "# stop:\n" + plan.stop.map { Hex.encode($0.command.packet) + "\n" }.joined()
     }
 
     /// Lines runnable as is: `hcitool -i hci0 cmd 0x08 0x0008 1e 02 01 ...`.
@@ -47,8 +49,9 @@ enum DryRun {
         return "hcitool -i \(device) cmd \(Hex.byte(c.opcode.ogf)) \(Hex.word(c.opcode.ocf))\(params)"
     }
 
-    /// A btsnoop capture of the start commands, each answered by a synthetic successful Command Complete.
+    /// A btsnoop capture of the start commands, then the stop commands, each answered by a
+    /// synthetic successful Command Complete (what a start followed by Ctrl-C sends).
     static func btsnoop(_ plan: AdvertisingPlan) -> [UInt8] {
-        BTSnoop.encode(BTSnoop.syntheticCapture(of: plan.start.map(\.command)))
+        BTSnoop.encode(BTSnoop.syntheticCapture(of: (plan.start + plan.stop).map(\.command)))
     }
 }

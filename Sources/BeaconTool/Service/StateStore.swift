@@ -107,9 +107,9 @@ struct StateStore {
 
     static func read(_ path: String) -> Result<SessionState, StateFileError> {
         let bytes: [UInt8]
-        do { bytes = try FileIO.read(path, what: "state file") } catch { return .failure(StateFileError(error.message)) }
+        do { bytes = try FileIO.read(FilePath(path), what: "state file") } catch { return .failure(StateFileError(error.message)) }
         let json: JSON
-        do { json = try JSON.parse(String(decoding: bytes, as: UTF8.self)) } catch {
+        do { json = try JSON.parse(bytes: bytes) } catch {
             return .failure(StateFileError("not JSON (\(error))"))
         }
         do { return .success(try SessionState(json: json)) } catch { return .failure(error) }

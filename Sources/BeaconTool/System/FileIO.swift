@@ -4,57 +4,128 @@ import Glibc
 import SystemCalls
 
 /// Whole-file reads and writes with errno turned into one-line errors (no Foundation).
+///
+/// Only regular files are opened: a FIFO, a device or a directory given as `--config` or
+/// `--output` fails at once (open() on a FIFO would block until a writer or reader appears). `-`
+/// is the one exception: stdin for `--config`, stdout for `--output`; `/dev/stdin` and
+/// `/dev/stdout` mean the same. Paths reach open() byte for byte, as the kernel passed them.
 enum FileIO {
-    static func read(_ path: String, what: String) throws(CLIError) -> [UInt8] {
+    static let maximumSize = 16 << 20
+
+    static func read(_ path: String, what: String) throws(CLIError) -> [UInt8] { try read(FilePath(path), what: what) }
+
+    static func write(_ bytes: [UInt8], to path: String, what: String) throws(CLIError) { try write(bytes, to: FilePath(path), what: what) }
+
+    static func read(_ path: FilePath, what: String) throws(CLIError) -> [UInt8] {
+        let name = "\(what) \(path.display)"
+        if path.isDash || path.bytes == Array("/dev/stdin".utf8) {
+            return try readAll(STDIN_FILENO, name: name)
+        }
+        try requireRegularIfExists(path, name: name, code: .noInput)
+        // O_NONBLOCK: if the path became a FIFO after the check, open() still returns at once.
         let fd: Int32
-        do { fd = try systemCall { open(path, O_RDONLY | O_CLOEXEC) } } catch {
-            throw openError(path, what: what, errno: error.code)
+        do { fd = try systemCall { withCPath(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) } } } catch {
+            throw openError(name, errno: error.code)
         }
         defer { SystemCalls.live.closeDescriptor(fd) }
+        try requireRegular(fd, name: name, code: .noInput)
+        return try readAll(fd, name: name)
+    }
+
+    static func readAll(_ fd: Int32, name: String) throws(CLIError) -> [UInt8] {
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let n: Int
             do { n = try systemCall { buffer.withUnsafeMutableBytes { SystemCalls.live.read(fd, $0) } } } catch {
-                throw CLIError(.noInput, "\(what) \(path): \(error)")
+                throw CLIError(.noInput, "\(name): \(error)")
             }
             if n == 0 { break }
             out += buffer[0..<n]
-            guard out.count <= 16 << 20 else { throw CLIError(.dataError, "\(what) \(path): larger than 16 MiB") }
+            guard out.count <= maximumSize else { throw CLIError(.dataError, "\(name): larger than 16 MiB") }
         }
         return out
     }
 
-    static func write(_ bytes: [UInt8], to path: String, what: String) throws(CLIError) {
+    /// Whether `path` means stdout (`-` or `/dev/stdout`).
+    static func isStdout(_ path: FilePath) -> Bool { path.isDash || path.bytes == Array("/dev/stdout".utf8) }
+
+    static func write(_ bytes: [UInt8], to path: FilePath, what: String) throws(CLIError) {
+        let name = "\(what) \(path.display)"
+        try requireRegularIfExists(path, name: name, code: .cantCreate)
         let fd: Int32
-        do { fd = try systemCall { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) } } catch {
-            throw CLIError(.cantCreate, "\(what) \(path): \(error)")
+        do { fd = try systemCall { withCPath(path) { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0o644) } } } catch {
+            throw CLIError(.cantCreate, "\(name): " + (error.code == ENXIO ? "not a regular file" : error.description))
         }
-        defer { SystemCalls.live.closeDescriptor(fd) }
-        try writeAll(fd, bytes, what: "\(what) \(path)")
+        var closed = false
+        defer { if !closed { SystemCalls.live.closeDescriptor(fd) } }
+        try requireRegular(fd, name: name, code: .cantCreate)
+        try writeAll(fd, bytes, what: name)
+        closed = true
+        do { _ = try systemCall(retryOnInterrupt: false) { SystemCalls.live.close(fd) } } catch {
+            throw CLIError(.ioError, "\(name): \(error)")
+        }
     }
 
+    /// Writes everything; a failure is an I/O error (exit 74).
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], what: String) throws(CLIError) {
+        do { try writeAllOrErrno(fd, bytes) } catch { throw CLIError(.ioError, "\(what): \(error)") }
+    }
+
+    static func writeAllOrErrno(_ fd: Int32, _ bytes: [UInt8]) throws(Errno) {
         var offset = 0
         while offset < bytes.count {
-            let n: Int
-            do {
-                n = try systemCall {
-                    bytes.withUnsafeBytes { SystemCalls.live.write(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
-                }
-            } catch {
-                throw CLIError(.cantCreate, "\(what): \(error)")
+            offset += try systemCall {
+                bytes.withUnsafeBytes { SystemCalls.live.write(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
             }
-            offset += n
         }
     }
 
-    static func openError(_ path: String, what: String, errno e: Int32) -> CLIError {
+    static func openError(_ name: String, errno e: Int32) -> CLIError {
         switch e {
-        case ENOENT: return CLIError(.noInput, "\(what) \(path): no such file")
-        case EACCES: return CLIError(.noInput, "\(what) \(path): permission denied")
-        case EISDIR: return CLIError(.noInput, "\(what) \(path): is a directory")
-        default: return CLIError(.noInput, "\(what) \(path): \(Errno(e))")
+        case ENOENT: return CLIError(.noInput, "\(name): no such file")
+        case EACCES: return CLIError(.noInput, "\(name): permission denied")
+        case EISDIR: return CLIError(.noInput, "\(name): is a directory, not a regular file")
+        default: return CLIError(.noInput, "\(name): \(Errno(e))")
+        }
+    }
+
+    /// "a directory", "a FIFO", ... for st_mode, or nil for a regular file.
+    static func kind(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "a directory"
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        default: return "not a regular file"
+        }
+    }
+
+    static func requireRegularIfExists(_ path: FilePath, name: String, code: ExitCode) throws(CLIError) {
+        var st = stat()
+        guard withCPath(path, { stat($0, &st) }) == 0 else { return }   // missing: open() reports it
+        if let k = kind(st.st_mode) {
+            throw CLIError(code, "\(name): is \(k), not a regular file (use - for stdin/stdout)")
+        }
+    }
+
+    /// The same check on the opened descriptor (the path may have changed in between).
+    static func requireRegular(_ fd: Int32, name: String, code: ExitCode) throws(CLIError) {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return }
+        if let k = kind(st.st_mode) {
+            throw CLIError(code, "\(name): is \(k), not a regular file (use - for stdin/stdout)")
+        }
+        // Regular files ignore O_NONBLOCK, but clear it so nothing depends on that.
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+    }
+
+    static func withCPath<R>(_ path: FilePath, _ body: (UnsafePointer<CChar>) -> R) -> R {
+        (path.bytes + [0]).withUnsafeBufferPointer { buf in
+            buf.withMemoryRebound(to: CChar.self) { body($0.baseAddress ?? UnsafePointer(bitPattern: 1)!) }
         }
     }
 

@@ -12,7 +12,8 @@ for family in legacy extended; do
   btmon -T -r "$E2E_OUT/plan-$family.btsnoop" > "$E2E_OUT/btmon-$family.txt" 2>&1 || fail "btmon -r ($family) exited $?"
   cat "$E2E_OUT/btmon-$family.txt"
   grep -q 'Type: iBeacon' "$E2E_OUT/btmon-$family.txt" || fail "btmon shows no iBeacon ($family)"
-  [ "$(grep -c 'Status: Success (0x00)' "$E2E_OUT/btmon-$family.txt")" = 4 ] || fail "not 4 successful Command Completes ($family)"
+  want=5; [ "$family" = extended ] && want=6   # start (4) + stop (legacy: disable; extended: disable, remove set)
+  [ "$(grep -c 'Status: Success (0x00)' "$E2E_OUT/btmon-$family.txt")" = "$want" ] || fail "not $want successful Command Completes ($family)"
   grep -q '2000-01-01 00:00:00.000000' "$E2E_OUT/btmon-$family.txt" || fail "the capture does not start at 2000-01-01 ($family)"
 done
 grep -q 'LE Set Advertising Data (0x08|0x0008)' "$E2E_OUT/btmon-legacy.txt" || fail "no LE Set Advertising Data (legacy)"
