@@ -77,6 +77,30 @@ import Testing
         #expect(l.err.hasSuffix("beacon-tx: cannot write to stdout: Broken pipe\n") && !l.err.contains("scanning stopped"), "\(l.err)")
     }
 
+    // MARK: devices without privileges
+
+    @Test func devicesWithoutCapNetRawListsWhatTheKernelTellsAnyone() throws {
+        let fake = ScriptedController([.commandFails(.readLocalVersionInformation, .permissionDenied(call: "write", device: "hci0"))])
+        let h = FakeHost(devices: [Controllers.device(0), Controllers.device(1, up: false)], channels: [0: fake])
+        let r = tool(["devices"], host: h)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        #expect(r.out == """
+            hci0  00:AA:01:00:00:00  up  Virtual  (HCI version, LE and advertising support need CAP_NET_RAW (they are read from the controller))
+            hci1  00:AA:01:00:00:01  down  Virtual  (\(CLIError.downDeviceProblem("hci1")))
+
+            """)
+        #expect(r.err == "beacon-tx: without CAP_NET_RAW only name, address, bus and up/down are shown; run as root, or grant the capabilities once: sudo setcap cap_net_raw,cap_net_admin+eip <path to beacon-tx>\n")
+        let again = ScriptedController([.commandFails(.readLocalVersionInformation, .permissionDenied(call: "write", device: "hci0"))])
+        let j = tool(["devices", "--json"], host: FakeHost(devices: [Controllers.device(0)], channels: [0: again]))
+        #expect(j.code == 0)
+        #expect(try JSON.parse(j.out) == .array([.object([
+            ("name", .string("hci0")), ("address", .string("00:AA:01:00:00:00")), ("up", .bool(true)), ("bus", .string("Virtual")),
+            ("error", .string(DevicesCommand.privilegeProblem)),
+            ("needCapNetRaw", .array(DevicesCommand.controllerFields.map(JSON.string))),
+        ])]))
+    }
+
     // MARK: files that are not regular
 
     @Test func configAndOutputRefuseNonRegularFilesAtOnce() throws {

@@ -12,10 +12,17 @@ enum DevicesCommand: Subcommand {
     ]
     static let examples = ["beacon-tx devices", "beacon-tx devices --json | jq '.[] | select(.extendedAdvertising)'"]
 
+    /// The fields read from the controller itself (HCI commands on a raw socket: CAP_NET_RAW).
+    /// Name, address, bus and up/down come from the kernel's device list, which anyone may read.
+    static let controllerFields = ["hciVersion", "hciVersionCode", "manufacturer", "le", "legacyAdvertising",
+                                   "extendedAdvertising", "maxAdvertisingDataLength", "advertisingSets"]
+
     struct Row {
         var info: HCIDeviceInfo
         var caps: ControllerCapabilities?
         var problem: String?
+        /// Without CAP_NET_RAW: the controller fields are missing for that reason alone.
+        var needsPrivilege = false
 
         var json: JSON {
             var pairs: [(String, JSON)] = [
@@ -34,6 +41,7 @@ enum DevicesCommand: Subcommand {
                 ]
             }
             if let problem { pairs.append(("error", .string(problem))) }
+            if needsPrivilege { pairs.append(("needCapNetRaw", .array(DevicesCommand.controllerFields.map(JSON.string)))) }
             return .object(pairs)
         }
 
@@ -67,10 +75,15 @@ enum DevicesCommand: Subcommand {
             }
             do {
                 rows.append(Row(info: info, caps: try capabilities(info, host, timeout: timeout, verbose: a.has("--verbose"), ctx), problem: nil))
+            } catch where error.code == .noPermission {
+                // What the kernel tells anyone stays listed; the controller's own answers need CAP_NET_RAW.
+                rows.append(Row(info: info, caps: nil, problem: Self.privilegeProblem, needsPrivilege: true))
             } catch {
-                if error.code == .noPermission { throw error }
                 rows.append(Row(info: info, caps: nil, problem: error.message))
             }
+        }
+        if rows.contains(where: \.needsPrivilege) {
+            ctx.note("without CAP_NET_RAW only name, address, bus and up/down are shown; run as root, or grant the capabilities once: sudo setcap cap_net_raw,cap_net_admin+eip <path to beacon-tx>")
         }
         if a.has("--json") {
             ctx.stdout(JSON.array(rows.map(\.json)).pretty)
@@ -81,6 +94,8 @@ enum DevicesCommand: Subcommand {
         }
         return .success
     }
+
+    static let privilegeProblem = "HCI version, LE and advertising support need CAP_NET_RAW (they are read from the controller)"
 
     static func capabilities(_ info: HCIDeviceInfo, _ host: HCIHost, timeout: Int, verbose: Bool, _ ctx: ToolContext) throws(CLIError) -> ControllerCapabilities {
         let session = try DeviceSession.open(info, host, .init(device: info.id, timeoutMilliseconds: timeout, verbose: verbose), ctx)
