@@ -1,6 +1,7 @@
 import BeaconKit
 
-/// One option a subcommand accepts.
+/// One option a subcommand accepts. `--help`, the man page and the shell completions are all
+/// generated from these tables.
 struct OptionSpec: Sendable {
     let name: String
     let value: String?      // placeholder when the option takes a value, nil for a flag
@@ -8,10 +9,33 @@ struct OptionSpec: Sendable {
     var repeatable = false
     /// The value is a file name: kept as raw bytes for open(), never required to be UTF-8.
     var isPath = false
+    /// The accepted values when they are a fixed list (offered by the shell completions).
+    var choices: [String] = []
 
     static func flag(_ name: String, _ help: String) -> OptionSpec { OptionSpec(name: name, value: nil, help: help) }
-    static func value(_ name: String, _ placeholder: String, _ help: String, repeatable: Bool = false) -> OptionSpec {
-        OptionSpec(name: name, value: placeholder, help: help, repeatable: repeatable)
+    static func value(_ name: String, _ placeholder: String, _ help: String, repeatable: Bool = false,
+                      choices: [String] = []) -> OptionSpec {
+        OptionSpec(name: name, value: placeholder, help: help, repeatable: repeatable, choices: choices)
+    }
+
+    /// What the shells should offer for the value.
+    var valueKind: ValueKind {
+        guard let value else { return .none }
+        if !choices.isEmpty { return .choices(choices) }
+        if isPath { return .file }
+        switch value {
+        case "FILE": return .file
+        case "hciN": return .device
+        default: return .text(value)
+        }
+    }
+
+    enum ValueKind: Equatable {
+        case none               // a flag
+        case file
+        case device             // a controller name: hci0, hci1, ...
+        case choices([String])
+        case text(String)       // free text; the placeholder names it
     }
     static func path(_ name: String, _ placeholder: String, _ help: String) -> OptionSpec {
         OptionSpec(name: name, value: placeholder, help: help, isPath: true)

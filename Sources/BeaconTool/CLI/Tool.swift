@@ -89,13 +89,16 @@ protocol Subcommand {
     static var usage: String { get }
     static var options: [OptionSpec] { get }
     static var examples: [String] { get }
-    /// Whether the command takes positional arguments (only `decode` does).
+    /// Whether the command takes positional arguments (`decode`, `completions`).
     static var takesPositionals: Bool { get }
+    /// The accepted positional arguments when they are a fixed list (for the shell completions).
+    static var argumentChoices: [String] { get }
     static func run(_ args: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode
 }
 
 extension Subcommand {
     static var takesPositionals: Bool { false }
+    static var argumentChoices: [String] { [] }
 
     static var help: String {
         var lines = ["\(summary)", "", "usage: \(usage)", "", "options:"]
@@ -114,12 +117,29 @@ public enum BeaconTX {
     public static let version = "0.1.0"
 
     static var subcommands: [any Subcommand.Type] {
-        [StartCommand.self, StopCommand.self, StatusCommand.self, DevicesCommand.self, ScanCommand.self, DecodeCommand.self, DumpConfigCommand.self]
+        [StartCommand.self, StopCommand.self, StatusCommand.self, DevicesCommand.self, ScanCommand.self, DecodeCommand.self,
+         DumpConfigCommand.self, CompletionsCommand.self, ManCommand.self]
     }
+
+    static let summary = "turns a Linux machine into an iBeacon base station over raw BlueZ HCI sockets."
+
+    static let examples = [
+        "beacon-tx start --uuid E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 --major 1 --minor 2 --dry-run",
+        "sudo beacon-tx start --config /etc/beacon-tx/kiosk.json",
+        "beacon-tx devices --json",
+        "beacon-tx status --device hci0",
+        "beacon-tx scan --region E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 --json",
+    ]
+
+    static let exitCodes: [(code: ExitCode, meaning: String)] = [
+        (.success, "ok"), (.nothingOnAir, "nothing on air (status)"), (.usage, "usage"), (.dataError, "bad data"),
+        (.noInput, "missing file"), (.unavailable, "unavailable"), (.software, "internal"),
+        (.cantCreate, "cannot create output"), (.ioError, "cannot write output (stdout or --output)"), (.noPermission, "permission"),
+    ]
 
     static var help: String {
         var lines = [
-            "beacon-tx \(version): turns a Linux machine into an iBeacon base station over raw BlueZ HCI sockets.",
+            "beacon-tx \(version): \(summary)",
             "",
             "usage: beacon-tx <command> [options]",
             "",
@@ -131,15 +151,20 @@ public enum BeaconTX {
             "Run 'beacon-tx <command> --help' for the options of one command.",
             "",
             "examples:",
-            "  beacon-tx start --uuid E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 --major 1 --minor 2 --dry-run",
-            "  sudo beacon-tx start --config /etc/beacon-tx/kiosk.json",
-            "  beacon-tx devices --json",
-            "  beacon-tx status --device hci0",
-            "  beacon-tx scan --region E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 --json",
-            "",
-            "exit codes: 0 ok, 3 nothing on air (status), 64 usage, 65 bad data, 66 missing file, 69 unavailable, 70 internal,",
-            "            73 cannot create output, 74 cannot write output (stdout or --output), 77 permission",
         ]
+        lines += examples.map { "  " + $0 }
+        // "exit codes: 0 ok, 3 …," wrapped before 120 columns, continuation lines aligned
+        lines.append("")
+        var line = "exit codes:"
+        for (i, item) in exitCodes.enumerated() {
+            let text = " \(item.code.rawValue) \(item.meaning)" + (i < exitCodes.count - 1 ? "," : "")
+            if line.count + text.count > 120 {
+                lines.append(line)
+                line = String(repeating: " ", count: 11)
+            }
+            line += text
+        }
+        lines.append(line)
         return lines.joined(separator: "\n")
     }
 

@@ -7,7 +7,8 @@ enum DecodeCommand: Subcommand {
     static let usage = "beacon-tx decode (HEX | -) [--as auto|ad|command|event] [--json]"
     static let options: [OptionSpec] = [
         .flag("--json", "print JSON (with -: one compact JSON object per line)"),
-        .value("--as", "KIND", "auto (default: H4 01.. command, 04.. event, a 32-byte LE Set Advertising Data parameter, otherwise advertising data), ad, command or event"),
+        .value("--as", "KIND", "auto (default: H4 01.. command, 04.. event, a 32-byte LE Set Advertising Data parameter, otherwise advertising data), ad, command or event",
+               choices: ["auto", "ad", "command", "event"]),
     ]
     static let examples = [
         "beacon-tx decode 0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5",
