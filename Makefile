@@ -4,8 +4,11 @@ CONFIG ?= Config/kiosk.json
 BIN = .build/debug/beacon-tx
 # `make release`: one fully static, stripped executable (see scripts/release)
 RELEASE_BIN = .build/static/beacon-tx
+# `make install` (DESTDIR honoured; see scripts/install for the finer paths)
+PREFIX ?= /usr/local
+DESTDIR ?=
 
-.PHONY: deps build release docs run test e2e bench clean
+.PHONY: deps build release docs install uninstall run test e2e bench clean
 
 # Installs what the build needs when it is missing (Debian: libbluetooth-dev, pkg-config).
 deps:
@@ -25,6 +28,14 @@ docs: build
 	$(BIN) completions bash > Docs/completions/beacon-tx.bash
 	$(BIN) completions zsh > Docs/completions/_beacon-tx
 	$(BIN) completions fish > Docs/completions/beacon-tx.fish
+
+# Installs the release binary (run `make release` first, as your user), the man page, the
+# completions, the systemd units and, unless they exist, the example configs in /etc/beacon-tx.
+install:
+	PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) RELEASE_BIN=$(RELEASE_BIN) scripts/install
+
+uninstall:
+	PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) scripts/install --uninstall
 
 # The main job: a dry run of the kiosk beacon.
 run: build

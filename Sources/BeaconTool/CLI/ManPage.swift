@@ -61,9 +61,11 @@ enum ManPage {
 
     static let files: [(String, String)] = [
         ("/etc/beacon-tx/kiosk.json", "the beacon the beacon-tx service advertises (JSON; see dump-config)"),
+        ("/etc/beacon-tx/hciN.json", "the beacons of the per-adapter service beacon-tx@hciN"),
         ("/etc/beacon-tx/minimal.json", "the smallest config: uuid, major and minor"),
-        ("beacon-tx.service", "the systemd unit: start --config /etc/beacon-tx/kiosk.json in the foreground, "
+        ("beacon-tx.service, beacon-tx@.service", "the systemd units: start in the foreground (Type=notify), "
             + "as a dynamic user with only CAP_NET_RAW and CAP_NET_ADMIN"),
+        ("/run/beacon-tx/", "the state files status reads (one per device; the units' RuntimeDirectory)"),
     ]
 
     static let seeAlso: [(name: String, section: Int)] = [
