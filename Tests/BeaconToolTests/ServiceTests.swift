@@ -477,3 +477,73 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
         }
     }
 }
+
+/// The session loop's API: one call per change, datagrams and the state file from it.
+@Suite struct ServiceReporterTests {
+    let lobby = BeaconEntry(identifier: "lobby", uuid: ProximityUUID(Golden.uuidText)!, major: 1, minor: 2, measuredPower: -59)
+
+    @Test func aSessionThroughRearmReloadAndStop() throws {
+        let listener = try NotifyListener()
+        let dir = temporaryDirectory()
+        var wall = 1_800_000_000.0
+        var mono: Int64 = 50_000
+        var ctx = ToolContext(stdout: { _ in }, stderr: { _ in }, stdoutBytes: { _ in }, stdoutIsTerminal: false,
+                              makeHost: { () throws(TransportError) -> HCIHost in throw .bluetoothUnsupported },
+                              monotonicMilliseconds: { mono }, wallClockSeconds: { wall })
+        ctx.service = service(["NOTIFY_SOCKET": listener.name], stateDirectory: dir)
+        let r = ServiceReporter(ctx, device: "hci0")
+        func state() throws -> SessionState { try StateStore.read(dir + "/hci0.json").get() }
+
+        r.onAir(family: .extended, beacons: [lobby, lobby], sets: [3, 4])
+        #expect(listener.drain() == ["READY=1\nSTATUS=2 beacons on air on hci0 (extended sets 3, 4)"])
+        #expect(try state() == SessionState(device: "hci0", pid: 4242, onAir: true, status: "2 beacons on air on hci0 (extended sets 3, 4)",
+                                            family: .extended, sets: [3, 4], beacons: [lobby, lobby], since: 1_800_000_000))
+
+        wall += 60; mono += 60_000
+        r.offAir("hci0 down; waiting to re-arm")
+        #expect(listener.drain() == ["STATUS=hci0 down; waiting to re-arm"])
+        #expect(try state().onAir == false)
+        #expect(try state().since == 1_800_000_060)
+        #expect(try state().beacons == [lobby, lobby], "what is to come back stays listed")
+
+        // Re-armed 2 s ago (monotonic 108 000), reported now.
+        wall += 5; mono += 5_000
+        r.onAir(family: .extended, beacons: [lobby, lobby], sets: [3, 4], rearmReason: "hci0 came back up", rearmedAt: 113_000)
+        #expect(listener.drain() == ["STATUS=2 beacons on air on hci0 (extended sets 3, 4)"], "no second READY=1")
+        #expect(try state().lastRearm == .init(at: 1_800_000_063, reason: "hci0 came back up"))
+        #expect(try state().since == 1_800_000_065)
+
+        // SIGHUP: RELOADING, then READY with the new set of beacons; the old re-arm is not re-dated.
+        wall += 10; mono += 10_000
+        r.reloading()
+        r.onAir(family: .extended, beacons: [lobby], sets: [3], rearmReason: "hci0 came back up", rearmedAt: 113_000)
+        #expect(listener.drain() == [
+            "RELOADING=1\nMONOTONIC_USEC=123456789\nSTATUS=reloading the configuration",
+            "READY=1\nSTATUS=1 beacon on air on hci0 (extended set 3)",
+        ])
+        #expect(try state().lastRearm == .init(at: 1_800_000_063, reason: "hci0 came back up"))
+        #expect(try state().beacons == [lobby])
+        #expect(try state().since == 1_800_000_065, "on air without a gap since the re-arm")
+
+        // Nothing changed: no datagram, no write.
+        r.onAir(family: .extended, beacons: [lobby], sets: [3], rearmReason: "hci0 came back up", rearmedAt: 113_000)
+        #expect(listener.drain().isEmpty)
+
+        r.stopping()
+        r.stopped()
+        #expect(listener.drain() == ["STOPPING=1\nSTATUS=stopping: advertising off on hci0"])
+        #expect(StateStore.listing(dir).isEmpty)
+    }
+
+    @Test func anUnwritableRuntimeDirectoryCostsOneWarning() throws {
+        var warnings: [String] = []
+        var ctx = ToolContext(stdout: { _ in }, stderr: { warnings.append($0) }, stdoutBytes: { _ in }, stdoutIsTerminal: false,
+                              makeHost: { () throws(TransportError) -> HCIHost in throw .bluetoothUnsupported },
+                              monotonicMilliseconds: { 0 }, wallClockSeconds: { 0 })
+        ctx.service = service([:], stateDirectory: "/proc/beacon-tx-nowhere", journal: true)
+        let r = ServiceReporter(ctx, device: "hci0")
+        r.onAir(family: .legacy, beacons: [lobby], sets: [])
+        r.offAir("hci0 down; waiting to re-arm")
+        #expect(warnings == ["<4>beacon-tx: no writable runtime directory for the state file (tried /proc/beacon-tx-nowhere); 'beacon-tx status' will not see hci0"])
+    }
+}

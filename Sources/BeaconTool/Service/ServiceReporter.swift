@@ -32,13 +32,22 @@ final class ServiceReporter {
 
     var notifier: ServiceNotifier { ctx.service.notifier }
 
-    func onAir(family: AdvertisingFamily, beacons: [BeaconEntry], sets: [UInt8], rotation: Bool = false, rearmReason: String? = nil) {
+    /// - Parameters:
+    ///   - rearmReason: why the controller was just set up again, or nil.
+    ///   - rearmedAt: when (monotonic ms) that re-arm happened: the state file gets the wall-clock
+    ///     time of the re-arm itself, so the same re-arm reported again (a reload, a later change)
+    ///     keeps its time. Without it, the re-arm is dated now.
+    func onAir(family: AdvertisingFamily, beacons: [BeaconEntry], sets: [UInt8], rotation: Bool = false,
+               rearmReason: String? = nil, rearmedAt: Int64? = nil) {
         let now = ctx.wallClockSeconds()
         let text = SessionState.onAirText(device: device, count: beacons.count, family: family, sets: sets, rotation: rotation)
         var next = SessionState(device: device, pid: ctx.service.pid, onAir: true, status: text, family: family, sets: sets,
                                 rotation: rotation, beacons: beacons, since: now, lastRearm: state?.lastRearm)
         if let old = state, old.onAir { next.since = old.since }
-        if let rearmReason { next.lastRearm = .init(at: now, reason: rearmReason) }
+        if let rearmReason {
+            let ago = rearmedAt.map { Double(max(0, ctx.monotonicMilliseconds() - $0)) / 1000 } ?? 0
+            next.lastRearm = .init(at: now - ago, reason: rearmReason)
+        }
         save(next)
         if needsReady {
             needsReady = false
