@@ -8,7 +8,7 @@ RELEASE_BIN = .build/static/beacon-tx
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: deps build release docs install uninstall run test e2e bench clean
+.PHONY: deps build release docs install uninstall deb run test e2e bench clean
 
 # Installs what the build needs when it is missing (Debian: libbluetooth-dev, pkg-config).
 deps:
@@ -36,6 +36,10 @@ install:
 
 uninstall:
 	PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) scripts/install --uninstall
+
+# A Debian package of the release build: .build/deb/beacon-tx_VERSION_ARCH.deb (scripts/make-deb).
+deb: release
+	RELEASE_BIN=$(RELEASE_BIN) scripts/make-deb
 
 # The main job: a dry run of the kiosk beacon.
 run: build
