@@ -53,6 +53,16 @@ test: deps
 e2e: build release
 	Tests/e2e/run
 
+# libFuzzer harnesses (Fuzz/, a separate package): every harness for its share of FUZZ_SECONDS
+# (default 1500 s, about 10+ million executions here), plus the self-test that must crash.
+FUZZ_SECONDS ?= 1500
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz
+
+# The CI smoke run: 10 s per harness.
+fuzz-smoke: deps
+	FUZZ_SECONDS=70 scripts/fuzz
+
 bench: build
 	scripts/bench-scan
 

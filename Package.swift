@@ -7,6 +7,8 @@ let package = Package(
         .executable(name: "beacon-tx", targets: ["beacon-tx"]),
         .library(name: "BeaconKit", targets: ["BeaconKit"]),
         .library(name: "HCISocket", targets: ["HCISocket"]),
+        // For the libFuzzer harnesses in Fuzz/ (a separate package that depends on this one).
+        .library(name: "BeaconTool", targets: ["BeaconTool"]),
     ],
     targets: [
         // Pure core: bytes, iBeacon, HCI vocabulary, encoders, decoders, plans. Swift stdlib only.
