@@ -143,6 +143,8 @@ public indirect enum JSON: Equatable, Sendable {
         }
 
         func error(_ message: String, at position: Int? = nil) -> JSONParseError {
+            // A /* comment that never ends swallowed the rest of the file: that is the error.
+            let message = unterminatedComment && position == nil ? "unterminated /* comment" : message
             var line = 1, column = 1
             for c in b[0..<min(position ?? i, b.count)] { if c == 0x0A { line += 1; column = 1 } else { column += 1 } }
             return JSONParseError(message: message, line: line, column: column)
