@@ -65,6 +65,7 @@ fuzz-smoke: deps
 
 bench: build
 	scripts/bench-scan
+	scripts/bench-scan-session
 
 clean:
 	rm -rf .build

@@ -8,7 +8,7 @@ import Testing
 @Suite struct ScanTests {
     typealias C = Controllers
 
-    /// LE Meta / LE Advertising Report with one ADV_NONCONN_IND report from 00:AA:01:00:00:00.
+    /// LE Meta / LE Advertising Report with one ADV_NONCONN_IND report from AA:01:00:00:00:00 (public).
     static func legacyReport(_ data: [UInt8], rssi: Int8) -> HCIEvent {
         var p: [UInt8] = [0x02, 0x01, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0xAA]
         p.append(UInt8(data.count))
@@ -129,6 +129,50 @@ import Testing
         #expect(r.code == 69)
         #expect(r.err.contains("LE Set Extended Scan Parameters (0x2041) failed: Invalid HCI Command Parameters (0x12)"))
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+    }
+
+    /// Kills "reports received during the start plan dropped": a report that arrives before the last
+    /// start command's answer is ranged like any other.
+    @Test func reportsDuringTheStartPlanAreRanged() throws {
+        let beacon = try #require(Golden.beacon)
+        let p = try plan(.legacy)
+        var steps = C.probe(hciVersion: 8, extended: false)
+        steps += C.okSteps(Array(p.start.dropLast()))
+        let last = try #require(p.start.last).command
+        steps.append(.command(last, replies: [Self.legacyReport(beacon.advertisingData, rssi: -65), C.ok(last)]))
+        steps += [.receive(.signal(15))] + C.okSteps(p.stop)
+        let fake = ScriptedController(steps)
+        let r = tool(["scan", "--json"], host: FakeHost(devices: [C.device(0)], channels: [0: fake]))
+        #expect(r.code == 0, "\(r.err)")
+        let lines = r.out.split(separator: "\n").map(String.init)
+        #expect(lines.count == 1, "\(lines)")
+        let range = try JSON.parse(try #require(lines.first))
+        #expect(range["event"] == .string("range") && range["uuid"] == .string(Golden.uuidText))
+        #expect(range["major"] == .number(1) && range["minor"] == .number(2) && range["rssi"] == .number(-65))
+        #expect(r.err.contains("scanning stopped on hci0: 1 report(s), 1 beacon(s)"), "\(r.err)")
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+    }
+
+    /// Kills "scan ignoring Hardware Error / device down": either ends the scan with exit 69 (so
+    /// systemd restarts it), and nothing after it is read.
+    @Test func controllerFailuresEndTheScan() throws {
+        let p = try plan(.legacy)
+        let cases: [(HCIEvent, String)] = [
+            (HCIEvent(code: .hardwareError, parameters: [0x05]),
+             "beacon-tx scan: hci0 reported a Hardware Error (code 0x05) while scanning; the controller must be set up again (restart beacon-tx, or use --reset)\n"),
+            (HCIEvent(code: .stackInternal, parameters: [0x01, 0x00, 0x04, 0x00, 0x00, 0x00]),
+             "beacon-tx scan: hci0 went down while scanning (powered off, reset or removed by another program); nothing is on air any more\n"),
+        ]
+        for (event, message) in cases {
+            let fake = ScriptedController(C.probe(hciVersion: 8, extended: false) + C.okSteps(p.start) + [.receive(.event(event.packet))])
+            // --duration: were the failure ignored, the scan would end (exit 0) instead of waiting forever.
+            let clock = TestClock()
+            clock.attach(fake)
+            let r = tool(["scan", "--duration", "5"], host: FakeHost(devices: [C.device(0)], channels: [0: fake]), clock: clock)
+            #expect(r.code == 69)
+            #expect(r.err.hasSuffix(message), "\(r.err)")
+            #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        }
     }
 
     @Test func badScanFlags() {

@@ -102,8 +102,8 @@ final class FakeKernel: @unchecked Sendable {
     static let resetComplete: [UInt8] = [0x04, 0x0e, 0x04, 0x01, 0x03, 0x0c, 0x00]
     /// A signalfd_siginfo (128 bytes) carrying SIGTERM.
     static let sigterm: [UInt8] = [UInt8(SIGTERM), 0, 0, 0] + [UInt8](repeating: 0, count: 124)
-    /// Stack-internal "device down" (EVT_SI_DEVICE, HCI_DEV_DOWN 2) for hci0.
-    static let hci0Down: [UInt8] = [0x04, 0xfd, 0x06, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00]
+    /// Stack-internal "device down" (EVT_SI_DEVICE, HCI_DEV_DOWN 4) for hci0.
+    static let hci0Down: [UInt8] = [0x04, 0xfd, 0x06, 0x01, 0x00, 0x04, 0x00, 0x00, 0x00]
 
     func channel(_ kernel: FakeKernel, signals: Bool = true, watch: Bool = true) -> RawHCIChannel {
         RawHCIChannel(deviceID: 0, socket: Self.socket, signalDescriptor: signals ? Self.signalfd : nil,

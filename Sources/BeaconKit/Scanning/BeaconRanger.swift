@@ -55,6 +55,11 @@ public struct RangedBeacon: Hashable, Sendable {
 
 /// Ranging as CoreLocation does it: every beacon seen, with its latest and smoothed RSSI, an estimated
 /// distance and a proximity class, closest first. Pure: the caller passes every timestamp.
+///
+/// Cost: `observe`, `ranged(_:now:)` and `prune(now:)` are O(1) amortised in the number of beacons
+/// tracked (the per-beacon sample list is bounded by `maximumSamples`); beacons unseen for
+/// `forgetAfter` seconds are dropped, so memory follows the beacons in that window, not the run's length.
+/// Only `range(now:in:)`, which lists and sorts them all, costs O(n log n).
 public struct BeaconRanger: Sendable {
     struct Track: Sendable {
         var measuredPower: Int8
@@ -67,6 +72,11 @@ public struct BeaconRanger: Sendable {
 
     public var configuration: RangingConfiguration
     var tracks: [BeaconIdentity: Track] = [:]
+    /// (time, identity) of every observation in arrival order, from `sightingsStart` on: the oldest
+    /// first, so pruning looks only at what may have expired. An entry whose track was seen again
+    /// later is stale and skipped.
+    var sightings: [(time: Double, identity: BeaconIdentity)] = []
+    var sightingsStart = 0
 
     public init(configuration: RangingConfiguration = RangingConfiguration()) {
         self.configuration = configuration
@@ -76,10 +86,13 @@ public struct BeaconRanger: Sendable {
     public var count: Int { tracks.count }
 
     /// Records one advertisement. An RSSI of nil (127) updates the address and last seen time but adds no sample.
-    public mutating func observe(_ observation: BeaconObservation) {
+    /// Returns true when the beacon was not tracked before (first seen, or seen again after being forgotten).
+    @discardableResult
+    public mutating func observe(_ observation: BeaconObservation) -> Bool {
         let id = observation.identity
-        var track = tracks[id] ?? Track(measuredPower: observation.beacon.measuredPower, address: observation.address,
-                                        rssi: nil, lastSeen: observation.timestamp, samples: [])
+        let existing = tracks[id]
+        var track = existing ?? Track(measuredPower: observation.beacon.measuredPower, address: observation.address,
+                                      rssi: nil, lastSeen: observation.timestamp, samples: [])
         track.measuredPower = observation.beacon.measuredPower
         track.address = observation.address
         track.rssi = observation.rssi
@@ -92,23 +105,64 @@ public struct BeaconRanger: Sendable {
             if excess > 0 { track.samples.removeFirst(excess) }
         }
         tracks[id] = track
+        sightings.append((track.lastSeen, id))
+        return existing == nil
+    }
+
+    /// Drops the beacons unseen for `forgetAfter` seconds at `now` and returns them. O(1) amortised:
+    /// each observation is looked at once here.
+    @discardableResult
+    public mutating func prune(now: Double) -> [BeaconIdentity] {
+        let forgetBefore = now - configuration.forgetAfter
+        var dropped: [BeaconIdentity] = []
+        while sightingsStart < sightings.count, sightings[sightingsStart].time <= forgetBefore {
+            let (time, id) = sightings[sightingsStart]
+            sightingsStart += 1
+            // Stale unless this entry is the track's latest sighting.
+            if let track = tracks[id], track.lastSeen <= forgetBefore, track.lastSeen == time {
+                tracks[id] = nil
+                dropped.append(id)
+            }
+        }
+        // Compact once the consumed prefix is at least half the list: amortised O(1) per entry.
+        if sightingsStart > 0, sightingsStart * 2 >= sightings.count {
+            sightings.removeFirst(sightingsStart)
+            sightingsStart = 0
+        }
+        return dropped
+    }
+
+    /// One beacon as ranging reports it at `now`, or nil when it is not tracked. O(samples of that beacon).
+    public func ranged(_ id: BeaconIdentity, now: Double) -> RangedBeacon? {
+        guard let track = tracks[id], track.lastSeen > now - configuration.forgetAfter else { return nil }
+        return ranged(id, track, now: now)
+    }
+
+    func ranged(_ id: BeaconIdentity, _ track: Track, now: Double) -> RangedBeacon {
+        let cutoff = now - configuration.smoothingWindow
+        var sum = 0.0, count = 0
+        for sample in track.samples where sample.time > cutoff && sample.time <= now {
+            sum += Double(sample.rssi)
+            count += 1
+        }
+        let smoothed = count == 0 ? nil : sum / Double(count)
+        let distance = configuration.pathLoss.distance(measuredPower: track.measuredPower, rssi: smoothed)
+        return RangedBeacon(identity: id, measuredPower: track.measuredPower, address: track.address,
+                            rssi: track.rssi, smoothedRSSI: smoothed, sampleCount: count,
+                            distance: distance, proximity: configuration.thresholds.classify(distance),
+                            lastSeen: track.lastSeen)
     }
 
     /// The ranged beacons at `now`, optionally only those in `region`: closest first, unknown distances
     /// last, ties by identity. Beacons unseen for `forgetAfter` seconds are dropped for good.
     public mutating func range(now: Double, in region: BeaconRegion? = nil) -> [RangedBeacon] {
         let forgetBefore = now - configuration.forgetAfter
+        prune(now: now)
+        // Timestamps that went backwards can leave a forgotten track behind the sightings list.
         tracks = tracks.filter { $0.value.lastSeen > forgetBefore }
-        let cutoff = now - configuration.smoothingWindow
         var out: [RangedBeacon] = []
         for (id, track) in tracks where region?.matches(id) ?? true {
-            let recent = track.samples.filter { $0.time > cutoff && $0.time <= now }
-            let smoothed = recent.isEmpty ? nil : recent.reduce(0.0) { $0 + Double($1.rssi) } / Double(recent.count)
-            let distance = configuration.pathLoss.distance(measuredPower: track.measuredPower, rssi: smoothed)
-            out.append(RangedBeacon(identity: id, measuredPower: track.measuredPower, address: track.address,
-                                    rssi: track.rssi, smoothedRSSI: smoothed, sampleCount: recent.count,
-                                    distance: distance, proximity: configuration.thresholds.classify(distance),
-                                    lastSeen: track.lastSeen))
+            out.append(ranged(id, track, now: now))
         }
         out.sort { a, b in
             switch (a.distance, b.distance) {

@@ -44,6 +44,19 @@ extension CLIError {
         }
     }
 
+    /// A controller failure that ends a long wait (exit 69, so a supervisor such as systemd starts
+    /// beacon-tx again).
+    init(_ e: ControllerFailure, device: String, while activity: String) {
+        switch e {
+        case let .hardwareError(code):
+            self.init(.unavailable, "\(device) reported a Hardware Error (code \(Hex.byte(code))) while \(activity); the controller must be set up again (restart beacon-tx, or use --reset)")
+        case .deviceDown:
+            self.init(.unavailable, "\(device) went down while \(activity) (powered off, reset or removed by another program); nothing is on air any more")
+        case .deviceUnregistered:
+            self.init(.unavailable, "\(device) went away while \(activity) (powered off, reset or removed by another program); nothing is on air any more")
+        }
+    }
+
     /// `devices`' row for a controller that is down.
     static func downDeviceProblem(_ name: String) -> String {
         "down: capabilities need the device up (hciconfig \(name) up, or beacon-tx start brings it up)"

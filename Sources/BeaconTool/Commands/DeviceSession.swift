@@ -73,13 +73,8 @@ struct DeviceSession {
     /// Ends a long wait with an error (exit 69) when the controller reports a Hardware Error or the
     /// kernel reports it down or gone, so a supervisor such as systemd starts beacon-tx again.
     func checkHealth(_ packet: [UInt8], while activity: String) throws(CLIError) {
-        guard let e = try? HCIEvent(packet: packet) else { return }
-        if e.code == .hardwareError {
-            throw CLIError(.unavailable, "\(name) reported a Hardware Error (code \(Hex.byte(e.parameters.first ?? 0))) while \(activity); the controller must be set up again (restart beacon-tx, or use --reset)")
-        }
-        if let si = StackInternalDeviceEvent(e), si.deviceID == info.id, si.kind == .down || si.kind == .unregistered {
-            throw CLIError(.unavailable, "\(name) went \(si.kind == .down ? "down" : "away") while \(activity) (powered off, reset or removed by another program); nothing is on air any more")
-        }
+        guard let e = try? HCIEvent(packet: packet), let failure = ControllerFailure(e, deviceID: info.id) else { return }
+        throw CLIError(failure, device: name, while: activity)
     }
 
     /// Blocks in one wait until SIGINT or SIGTERM (no polling, no timers) and returns the signal.

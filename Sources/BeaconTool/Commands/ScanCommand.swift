@@ -23,9 +23,6 @@ enum ScanCommand: Subcommand {
         "sudo beacon-tx scan --device hci1 --duration 10 --all --json | jq -c 'select(.event == \"range\")'",
     ]
 
-    /// A ranging update per beacon at most this often, like CoreLocation's ~1 Hz callbacks.
-    static let rangingInterval = 1.0
-
     struct Setup {
         var regions: [BeaconRegion] = []
         var duration: Double?
@@ -69,18 +66,30 @@ enum ScanCommand: Subcommand {
         var s = Settings()
         try s.applyDeviceFlags(a)
         let session = try DeviceSession.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose"), watchSignals: true), ctx)
-        var scanner = Scanner(setup: setup, ctx: ctx)
+        var output = Output(setup: setup, ctx: ctx)
+        var scan = ScanSession(ScanConfiguration(
+            regions: setup.regions, exitTimeout: setup.exitTimeout, ranging: RangingConfiguration(pathLoss: setup.pathLoss),
+            reportAll: setup.all, deviceID: session.info.id))
         let plan = try startScanning(session, setup, ctx)
         ctx.note("scanning on \(session.name) (\(plan.family) commands\(setup.active ? ", active" : ", passive"))"
                  + (setup.regions.isEmpty ? "" : "; regions: " + setup.regions.map(\.description).joined(separator: ", ")))
         let end = setup.duration.map { ctx.monotonicMilliseconds() + Int64($0 * 1000) }
         var signal = session.runner.pendingSignal
-        for event in session.runner.takeUnrelatedEvents() { scanner.handle(event.packet) }
+        func seconds() -> Double { Double(ctx.monotonicMilliseconds()) / 1000 }
+        /// Hands one event to the session and shows what it reports; a controller failure ends the scan.
+        func feed(_ receive: (Double) throws(ControllerFailure) -> [ScanUpdate]) throws(CLIError) {
+            let now = seconds()
+            do { output.show(try receive(now)) } catch { throw CLIError(error, device: session.name, while: "scanning") }
+        }
+        // Reports that arrived while the start plan ran.
+        for event in session.runner.takeUnrelatedEvents() {
+            try feed { now throws(ControllerFailure) in try scan.receive(event, at: now) }
+        }
         while signal == nil {
             let now = ctx.monotonicMilliseconds()
             var wait: Int64 = -1
             if let end { wait = max(0, end - now) }
-            if let deadline = scanner.monitor.nextDeadline {
+            if let deadline = scan.nextDeadline {
                 let ms = max(0, Int64((deadline * 1000).rounded(.up)) - now)
                 wait = wait < 0 ? ms : min(wait, ms)
             }
@@ -88,12 +97,10 @@ enum ScanCommand: Subcommand {
             do { received = try session.channel.receive(timeoutMilliseconds: Int(clamping: wait)) } catch { throw CLIError(error) }
             switch received {
             case let .signal(n): signal = n
-            case let .event(bytes):
-                try session.checkHealth(bytes, while: "scanning")
-                scanner.handle(bytes)
+            case let .event(bytes): try feed { now throws(ControllerFailure) in try scan.receive(bytes, at: now) }
             case .timedOut: break
             }
-            scanner.tick()
+            try feed { now in scan.tick(at: now) }
             if let end, ctx.monotonicMilliseconds() >= end { break }
             if ctx.stdoutError() != nil { break }   // output is lost: stop scanning; exit 74 says why
         }
@@ -101,7 +108,7 @@ enum ScanCommand: Subcommand {
             for step in plan.stop { try session.runner.run(step) }
         } catch { throw CLIError(error) }
         if ctx.stdoutError() != nil { return .success }
-        ctx.note((signal.map { "signal \($0): " } ?? "") + "scanning stopped on \(session.name): \(scanner.reportCount) report(s), \(scanner.seen.count) beacon(s)")
+        ctx.note((signal.map { "signal \($0): " } ?? "") + "scanning stopped on \(session.name): \(scan.reportCount) report(s), \(scan.beaconCount) beacon(s)")
         return .success
     }
 
@@ -124,59 +131,26 @@ enum ScanCommand: Subcommand {
         }
     }
 
-    /// The receive-side state: ranging, monitoring, output.
-    struct Scanner {
+    /// What the scan session reports, written as text or JSON Lines.
+    struct Output {
         let setup: Setup
         let ctx: ToolContext
-        var ranger: BeaconRanger
-        var monitor: RegionMonitor
-        var lastEmitted: [BeaconIdentity: Double] = [:]
-        var seen: Set<BeaconIdentity> = []
-        var reportCount = 0
 
-        init(setup: Setup, ctx: ToolContext) {
-            self.setup = setup
-            self.ctx = ctx
-            ranger = BeaconRanger(configuration: RangingConfiguration(pathLoss: setup.pathLoss))
-            monitor = RegionMonitor(regions: setup.regions, exitTimeout: setup.exitTimeout)
-        }
-
-        var now: Double { Double(ctx.monotonicMilliseconds()) / 1000 }
-
-        func wanted(_ id: BeaconIdentity) -> Bool { setup.regions.isEmpty || setup.regions.contains { $0.matches(id) } }
-
-        mutating func handle(_ packet: [UInt8]) {
-            let t = now
-            guard let batch = AdvertisingReports.decodePartial(eventPacket: packet) else { return }
-            if let error = batch.error { ctx.warn("malformed advertising report skipped: \(error)") }
-            for report in batch.reports {
-                reportCount += 1
-                guard let observation = BeaconObservation(report: report, timestamp: t) else {
-                    if setup.all { emit(advertisement: report) }
-                    continue
-                }
-                let id = observation.identity
-                guard wanted(id) else {
-                    if setup.all { emit(advertisement: report) }
-                    continue
-                }
-                seen.insert(id)
-                ranger.observe(observation)
-                for event in monitor.observe(observation) { emit(event) }
-                if lastEmitted[id].map({ t - $0 >= ScanCommand.rangingInterval }) ?? true,
-                   let ranged = ranger.range(now: t).first(where: { $0.identity == id }) {
-                    lastEmitted[id] = t
-                    emit(ranged, addressType: observation.addressType)
+        func show(_ updates: [ScanUpdate]) {
+            for update in updates {
+                switch update {
+                case let .region(e): emit(e)
+                case let .ranged(r, addressType): emit(r, addressType: addressType)
+                case let .advertisement(report): emit(advertisement: report)
+                case let .malformedReport(error): ctx.warn("malformed advertising report skipped: \(error)")
                 }
             }
         }
 
-        mutating func tick() {
-            for event in monitor.tick(now: now) { emit(event) }
-        }
-
+        /// `lastSeen` on the wall clock: now on the wall, less how long ago (monotonic) the beacon was seen.
         func emit(_ r: RangedBeacon, addressType: AdvertisingReport.AddressType) {
             let wall = ctx.wallClockSeconds()
+            let now = Double(ctx.monotonicMilliseconds()) / 1000
             let lastSeen = wall - max(0, now - r.lastSeen)
             if setup.json {
                 ctx.stdout(JSON.object([
