@@ -59,9 +59,9 @@ FUZZ_SECONDS ?= 1500
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz
 
-# The CI smoke run: 10 s per harness.
+# The CI smoke run: 10 s per harness, with AddressSanitizer.
 fuzz-smoke: deps
-	FUZZ_SECONDS=70 scripts/fuzz
+	FUZZ_SECONDS=70 FUZZ_ASAN=1 scripts/fuzz
 
 bench: build
 	scripts/bench-scan

@@ -10,7 +10,7 @@ import Testing
 
     static let everyCommandLine: [[String]] = [
         ["--help"], ["--version"], ["help", "start"], ["start", "--help"], ["stop", "--help"], ["devices", "--help"],
-        ["scan", "--help"], ["decode", "--help"], ["dump-config", "--help"],
+        ["scan", "--help"], ["decode", "--help"], ["dump-config", "--help"], ["status", "--help"],
         ["start"] + goldenFlags + ["--dry-run"], ["start"] + goldenFlags + ["--dry-run", "--format", "hex"],
         ["start"] + goldenFlags + ["--dry-run", "--format", "hcitool"], ["start"] + goldenFlags + ["--dry-run", "--format", "btsnoop"],
         ["start"] + goldenFlags + ["--dry-run", "--format", "btsnoop", "--output", "-"],

@@ -89,7 +89,7 @@ import Testing
         #expect(r.code == 0, "\(r.err)")
         #expect(fake.isFullyConsumed)
         #expect(h.log == ["open hci0"])
-        #expect(r.err.contains("beacon-tx stop --device hci0"))
+        #expect(r.err.contains("until 'beacon-tx stop --device hci0'"), "\(r.err)")   // the default set needs no --advertising-set
     }
 
     @Test func signalDuringStartStillStops() throws {
@@ -148,7 +148,10 @@ import Testing
         let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: options, family: .extended)
         #expect(Hex.encode(p.start[1].command.packet).hasPrefix("0136201905"))
         let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start) + C.probe(extended: true) + C.okSteps(p.stop))
-        #expect(tool(["start"] + goldenFlags + ["--advertising-set", "5", "--detach"], host: h).code == 0)
+        let start = tool(["start"] + goldenFlags + ["--advertising-set", "5", "--detach"], host: h)
+        #expect(start.code == 0)
+        // The hint names the set, so copying it stops the right one.
+        #expect(start.err.contains("detached; the controller keeps advertising until 'beacon-tx stop --device hci0 --advertising-set 5'"), "\(start.err)")
         #expect(tool(["stop", "--advertising-set", "5"], host: h).code == 0)
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
         #expect(tool(["start"] + goldenFlags + ["--advertising-set", "240", "--dry-run"]).err.contains("0–239"))
