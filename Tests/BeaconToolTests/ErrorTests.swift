@@ -100,8 +100,10 @@ import Testing
         Case(args: ["launch\n"], code: 64, mentions: ["unknown command 'launch\\n'"]),
         Case(args: ["start"] + g + ["ex\u{7}tra"] + dry, code: 64, mentions: ["unexpected argument 'ex\\u{7}tra'"]),
         Case(args: ["scan", "--region", "E2C56DB5DFFB-48D2-B060-D0F5A71096E0"], code: 64, mentions: ["--region: 'E2C56DB5DFFB-48D2-B060-D0F5A71096E0' is not a UUID (accepted: 32 hex digits, with all four dashes"]),
-        Case(args: ["scan", "--region", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:2:3"], code: 64, mentions: ["--region", "4 fields"]),
-        Case(args: ["scan", "--region", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:-1"], code: 64, mentions: ["--region", "invalid major"]),
+        Case(args: ["scan", "--region", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:2:3"], code: 64, mentions: ["--region", "4 fields; expected UUID[:MAJOR[:MINOR]]"]),
+        Case(args: ["scan", "--region", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:-1"], code: 64, mentions: ["--region", "major '-1' is not an integer (accepted 0–65535)"]),
+        Case(args: ["scan", "--region", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:" + String(repeating: "2", count: 5000)], code: 64, mentions: ["minor '" + String(repeating: "2", count: 80) + "…' is not an integer"]),
+        Case(args: ["scan", "--region", String(repeating: ":", count: 5000)], code: 64, mentions: ["5001 fields; expected UUID[:MAJOR[:MINOR]]"]),
         Case(args: ["scan", "--duration", "0"], code: 64, mentions: ["--duration", "out of range"]),
         Case(args: ["scan", "--exit-timeout", "4000"], code: 64, mentions: ["--exit-timeout", "4000 s is out of range"]),
         Case(args: ["stop", "--advertising-set", "999"], code: 64, mentions: ["--advertising-set", "999 is out of range"]),
@@ -127,6 +129,7 @@ import Testing
         #expect(r.code == c.code, "\(c): exit \(r.code), stderr \(r.err)")
         #expect(r.out.isEmpty, "\(c): stdout \(r.out)")
         #expect(r.err.split(separator: "\n").count == 1, "\(c): not one line: \(r.err)")
+        #expect(r.err.utf8.count < 600, "\(c): unbounded error line (\(r.err.utf8.count) bytes)")
         for m in c.mentions { #expect(r.err.contains(m), "\(c): '\(m)' missing in \(r.err)") }
     }
 
@@ -197,6 +200,7 @@ import Testing
         #expect(r.code == 65, "\(text): exit \(r.code) \(r.err)")
         #expect(r.out.isEmpty)
         #expect(r.err.split(separator: "\n").count == 1, "not one line: \(r.err)")
+        #expect(r.err.utf8.count < 700, "unbounded error line (\(r.err.utf8.count) bytes)")
         #expect(r.err.contains("config \(path)"), "\(r.err)")
         for m in mentions { #expect(r.err.contains(m), "\(text): '\(m)' missing in \(r.err)") }
     }

@@ -40,7 +40,15 @@ enum ScanCommand: Subcommand {
         for text in a.all("--region") {
             do { s.regions.append(try BeaconRegion(parsing: text)) } catch {
                 // One UUID message everywhere: the same words as --uuid and the config's uuid key.
-                if case let .invalidUUID(u) = error { _ = try Validate.uuid("--region", u) }
+                // Messages quote the user's text bounded and escaped (BeaconKit's descriptions quote it whole).
+                switch error {
+                case let .invalidUUID(u): _ = try Validate.uuid("--region", u)
+                case .empty: break
+                case let .tooManyFields(_, count):
+                    throw .usage("--region \(Quote.user(text)): \(count) fields; expected UUID[:MAJOR[:MINOR]]")
+                case let .invalidValue(field, value):
+                    throw .usage("--region \(Quote.user(text)): \(field) \(Quote.user(value)) is not an integer (accepted 0–65535)")
+                }
                 throw .usage("--region \(Quote.user(text)): \(error)")
             }
         }
