@@ -68,7 +68,9 @@ import Testing
     @Test func regionsEnterRangeAndExitOnTick() throws {
         let region = BeaconRegion(uuid: Self.uuid, major: 1)
         let b = Self.beacon(major: 1)
-        var s = ScanSession(ScanConfiguration(regions: [region], exitTimeout: 2))
+        var configuration = ScanConfiguration(regions: [region])
+        configuration.exitTimeout = 2
+        var s = ScanSession(configuration)
         #expect(try s.receive(Self.reportEvent(b.advertisingData, rssi: -65), at: 5)
             == [.region(.enter(region)), Self.ranged(b, rssi: -65, smoothed: -65, samples: 1, lastSeen: 5)])
         #expect(s.nextDeadline == 7)

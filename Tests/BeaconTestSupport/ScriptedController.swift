@@ -33,6 +33,16 @@ public final class ScriptedController: HCIChannel {
 
     public init(_ steps: [Step]) { self.steps = steps }
 
+    /// The controller's own clock (milliseconds): it moves only by the waits that time out, as a real
+    /// wait would. The command runner's `now` in BeaconKit's tests.
+    public private(set) var elapsedMilliseconds: Int64 = 0
+    public func now() -> Int64 { elapsedMilliseconds }
+
+    private func timedOut(_ milliseconds: Int) {
+        elapsedMilliseconds += Int64(max(0, milliseconds))
+        onTimeout?(milliseconds)
+    }
+
     public var isFullyConsumed: Bool { position == steps.count && inbound.isEmpty }
 
     /// What is left, for failure messages.
@@ -81,7 +91,7 @@ public final class ScriptedController: HCIChannel {
             switch steps[position] {
             case let .receive(r):
                 position += 1
-                if r == .timedOut { onTimeout?(timeoutMilliseconds) }
+                if r == .timedOut { timedOut(timeoutMilliseconds) }
                 return r
             case let .receiveFails(e):
                 position += 1
@@ -91,7 +101,7 @@ public final class ScriptedController: HCIChannel {
             }
         }
         timeouts += 1
-        onTimeout?(timeoutMilliseconds)
+        timedOut(timeoutMilliseconds)
         return .timedOut
     }
 }
@@ -130,5 +140,12 @@ public final class FakeHost: HCIHost {
 
     public func reset(deviceID: UInt16) throws(TransportError) {
         log.append("reset hci\(deviceID)")
+    }
+}
+
+extension HCICommandRunner {
+    /// A runner on a scripted controller, on the controller's clock.
+    public convenience init(channel: ScriptedController, timeoutMilliseconds: Int = 2000) {
+        self.init(channel: channel, timeoutMilliseconds: timeoutMilliseconds, now: channel.now)
     }
 }

@@ -51,11 +51,17 @@ public enum BTSnoop {
     /// Parses a file written by `encode` or by BlueZ; throws on a bad header or a truncated record.
     public static func decode(_ bytes: [UInt8]) throws(BTSnoopError) -> [Record] {
         var r = ByteReader(bytes)
-        do {
-            guard try r.readBytes(8, "magic") == magic else { throw BTSnoopError.notBTSnoop }
-            let v = try r.readUInt32BE("version"), link = try r.readUInt32BE("datalink")
-            guard v == version, link == datalinkH4 else { throw BTSnoopError.unsupported(version: v, datalink: link) }
-            var records: [Record] = []
+        let header: [UInt8]
+        do { header = try r.readBytes(8, "magic") } catch { throw .truncated(error) }
+        guard header == magic else { throw .notBTSnoop }
+        let v: UInt32, link: UInt32
+        do throws(ByteReaderError) {
+            v = try r.readUInt32BE("version")
+            link = try r.readUInt32BE("datalink")
+        } catch { throw .truncated(error) }
+        guard v == version, link == datalinkH4 else { throw .unsupported(version: v, datalink: link) }
+        var records: [Record] = []
+        do throws(ByteReaderError) {
             while !r.isAtEnd {
                 _ = try r.readUInt32BE("original length")
                 let included = try r.readUInt32BE("included length")
@@ -66,14 +72,8 @@ public enum BTSnoop {
                 records.append(Record(packet: packet, received: flags & 1 == 1,
                                       unixMicroseconds: ts &- unixEpochOffsetMicroseconds))
             }
-            return records
-        } catch let e as BTSnoopError {
-            throw e
-        } catch let e as ByteReaderError {
-            throw .truncated(e)
-        } catch {
-            throw .notBTSnoop
-        }
+        } catch { throw .truncated(error) }
+        return records
     }
 
     /// 2000-01-01 00:00:00 UTC in Unix microseconds. BlueZ reads btsnoop time relative to 2000, so

@@ -96,15 +96,10 @@ public enum CommandTable {
             D(.leSetExtendedAdvertisingEnable, "LE Set Extended Advertising Enable", bit: 293, parameters: [
                 F("Enable", .octets(1), "Extended advertising") { $0 == 1 ? "Enabled (0x01)" : "Disabled (0x00)" },
                 F("Number_of_Sets", .octets(1), "Number of sets", f.decimal),
-                F("Sets", .repeated(perBitOfPreviousField: false, atLeast: 0, [
-                    F("Advertising_Handle", .octets(1)),
-                    F("Duration", .octets(2)),
-                    F("Max_Extended_Advertising_Events", .octets(1)),
-                ]), text: { value in
-                    f.entries(value).map { e in
-                        "Entry: handle \(e[0]), duration \(e[1] == 0 ? "none" : "\(Int(e[1]) * 10) ms"), max events \(e[2])"
-                    }
-                }),
+                f.entries("Sets", perBit: false, atLeast: 0,
+                          [("Advertising_Handle", 1), ("Duration", 2), ("Max_Extended_Advertising_Events", 1)]) { e in
+                    "Entry: handle \(e[0]), duration \(e[1] == 0 ? "none" : "\(Int(e[1]) * 10) ms"), max events \(e[2])"
+                },
             ]),
             D(.leReadMaximumAdvertisingDataLength, "LE Read Maximum Advertising Data Length", bit: 294, returns: [
                 f.status, F("Max_Advertising_Data_Length", .octets(2), "Max length", f.decimal),
@@ -118,15 +113,9 @@ public enum CommandTable {
                 F("Own_Address_Type", .octets(1), "Own address type", f.ownAddressType),
                 F("Scanning_Filter_Policy", .octets(1), "Filter policy", f.filterPolicy),
                 F("Scanning_PHYs", .octets(1), "PHYs", f.scanningPHYs),
-                F("PHY entries", .repeated(perBitOfPreviousField: true, atLeast: 1, [
-                    F("Scan_Type", .octets(1)),
-                    F("Scan_Interval", .octets(2)),
-                    F("Scan_Window", .octets(2)),
-                ]), text: { value in
-                    f.entries(value).map { e in
-                        "Entry: type \(f.scanType(e[0])), interval \(f.interval(e[1])), window \(f.interval(e[2]))"
-                    }
-                }),
+                f.entries("PHY entries", perBit: true, atLeast: 1, [("Scan_Type", 1), ("Scan_Interval", 2), ("Scan_Window", 2)]) { e in
+                    "Entry: type \(f.scanType(e[0])), interval \(f.interval(e[1])), window \(f.interval(e[2]))"
+                },
             ]),
             D(.leSetExtendedScanEnable, "LE Set Extended Scan Enable", bit: 302, parameters: [
                 F("Enable", .octets(1), "Extended scan", f.enable),
@@ -193,9 +182,14 @@ public enum HCIFields {
          })]
     }
 
-    static func entries(_ value: HCIValue) -> [[UInt32]] {
-        guard case let .entries(entries) = value else { return [] }
-        return entries.map { $0.map { $0.integer ?? 0 } }
+    /// Repeated groups of integer fields (name, octets) after a count field, one printed line per entry.
+    static func entries(_ name: String, perBit: Bool, atLeast: Int, _ fields: [(String, Int)],
+                        line: @escaping @Sendable ([UInt32]) -> String) -> HCIField {
+        HCIField(name, .repeated(perBitOfPreviousField: perBit, atLeast: atLeast, fields.map { HCIField($0.0, .octets($0.1)) }),
+                 text: { value in
+                     guard case let .entries(entries) = value else { return [] }
+                     return entries.map { line($0.map { $0.integer ?? 0 }) }
+                 })
     }
 
     static func decimal(_ v: UInt32) -> String { "\(v)" }

@@ -359,62 +359,57 @@ public enum AdvertisingReports {
 
     /// Event_Type, Address_Type, Address[6], Data_Length, Data, RSSI (int8).
     static func readLegacy(_ r: inout ByteReader, index: Int, of count: Int) throws(AdvertisingReportError) -> AdvertisingReport {
-        do {
-            let type = try r.readUInt8("Event_Type")
-            let addressType = try r.readUInt8("Address_Type")
-            let address = try r.readBytes(6, "Address")
-            let length = Int(try r.readUInt8("Data_Length"))
-            guard length <= r.remaining else { throw AdvertisingReportError.dataLengthPastEnd(report: index, length: length, available: r.remaining) }
-            let data = try r.readBytes(length, "Data")
-            let rssi = try r.readInt8("RSSI")
-            return AdvertisingReport(
-                eventType: .legacy(.init(rawValue: type)), addressType: .init(rawValue: addressType),
-                address: AdvertisingReport.addressText(wireOrder: address),
-                rssi: rssi == AdvertisingReport.notAvailable ? nil : rssi, txPower: nil, data: data)
-        } catch let e as AdvertisingReportError {
-            throw e
-        } catch let e as ByteReaderError {
-            throw .truncated(report: index, numReports: count, e)
-        } catch {
-            throw .truncated(report: index, numReports: count, .truncated(field: "report", needed: 1, available: 0))
-        }
+        let type: UInt8, addressType: UInt8, address: [UInt8], length: Int
+        do throws(ByteReaderError) {
+            type = try r.readUInt8("Event_Type")
+            addressType = try r.readUInt8("Address_Type")
+            address = try r.readBytes(6, "Address")
+            length = Int(try r.readUInt8("Data_Length"))
+        } catch { throw .truncated(report: index, numReports: count, error) }
+        guard length <= r.remaining else { throw .dataLengthPastEnd(report: index, length: length, available: r.remaining) }
+        let data: [UInt8], rssi: Int8
+        do throws(ByteReaderError) {
+            data = try r.readBytes(length, "Data")
+            rssi = try r.readInt8("RSSI")
+        } catch { throw .truncated(report: index, numReports: count, error) }
+        return AdvertisingReport(
+            eventType: .legacy(.init(rawValue: type)), addressType: .init(rawValue: addressType),
+            address: AdvertisingReport.addressText(wireOrder: address),
+            rssi: rssi == AdvertisingReport.notAvailable ? nil : rssi, txPower: nil, data: data)
     }
 
     /// Event_Type (u16 LE), Address_Type, Address[6], Primary_PHY, Secondary_PHY, Advertising_SID,
     /// TX_Power (int8), RSSI (int8), Periodic_Advertising_Interval (u16 LE), Direct_Address_Type,
     /// Direct_Address[6], Data_Length, Data.
     static func readExtended(_ r: inout ByteReader, index: Int, of count: Int) throws(AdvertisingReportError) -> AdvertisingReport {
-        do {
-            let type = try r.readUInt16LE("Event_Type")
-            let addressType = try r.readUInt8("Address_Type")
-            let address = try r.readBytes(6, "Address")
-            let primary = try r.readUInt8("Primary_PHY")
-            let secondary = try r.readUInt8("Secondary_PHY")
-            let sid = try r.readUInt8("Advertising_SID")
-            let txPower = try r.readInt8("TX_Power")
-            let rssi = try r.readInt8("RSSI")
-            let periodic = try r.readUInt16LE("Periodic_Advertising_Interval")
-            let directType = try r.readUInt8("Direct_Address_Type")
-            let direct = try r.readBytes(6, "Direct_Address")
-            let length = Int(try r.readUInt8("Data_Length"))
-            guard length <= r.remaining else { throw AdvertisingReportError.dataLengthPastEnd(report: index, length: length, available: r.remaining) }
-            let data = try r.readBytes(length, "Data")
-            let fields = AdvertisingReport.ExtendedFields(
-                primaryPHY: .init(rawValue: primary), secondaryPHY: .init(rawValue: secondary),
-                advertisingSID: sid == 0xFF ? nil : sid, periodicAdvertisingInterval: periodic == 0 ? nil : periodic,
-                directAddressType: .init(rawValue: directType),
-                directAddress: AdvertisingReport.addressText(wireOrder: direct))
-            return AdvertisingReport(
-                eventType: .extended(.init(rawValue: type)), addressType: .init(rawValue: addressType),
-                address: AdvertisingReport.addressText(wireOrder: address),
-                rssi: rssi == AdvertisingReport.notAvailable ? nil : rssi,
-                txPower: txPower == AdvertisingReport.notAvailable ? nil : txPower, data: data, extended: fields)
-        } catch let e as AdvertisingReportError {
-            throw e
-        } catch let e as ByteReaderError {
-            throw .truncated(report: index, numReports: count, e)
-        } catch {
-            throw .truncated(report: index, numReports: count, .truncated(field: "report", needed: 1, available: 0))
-        }
+        let type: UInt16, addressType: UInt8, address: [UInt8], primary: UInt8, secondary: UInt8, sid: UInt8
+        let txPower: Int8, rssi: Int8, periodic: UInt16, directType: UInt8, direct: [UInt8], length: Int
+        do throws(ByteReaderError) {
+            type = try r.readUInt16LE("Event_Type")
+            addressType = try r.readUInt8("Address_Type")
+            address = try r.readBytes(6, "Address")
+            primary = try r.readUInt8("Primary_PHY")
+            secondary = try r.readUInt8("Secondary_PHY")
+            sid = try r.readUInt8("Advertising_SID")
+            txPower = try r.readInt8("TX_Power")
+            rssi = try r.readInt8("RSSI")
+            periodic = try r.readUInt16LE("Periodic_Advertising_Interval")
+            directType = try r.readUInt8("Direct_Address_Type")
+            direct = try r.readBytes(6, "Direct_Address")
+            length = Int(try r.readUInt8("Data_Length"))
+        } catch { throw .truncated(report: index, numReports: count, error) }
+        guard length <= r.remaining else { throw .dataLengthPastEnd(report: index, length: length, available: r.remaining) }
+        let data: [UInt8]
+        do { data = try r.readBytes(length, "Data") } catch { throw .truncated(report: index, numReports: count, error) }
+        let fields = AdvertisingReport.ExtendedFields(
+            primaryPHY: .init(rawValue: primary), secondaryPHY: .init(rawValue: secondary),
+            advertisingSID: sid == 0xFF ? nil : sid, periodicAdvertisingInterval: periodic == 0 ? nil : periodic,
+            directAddressType: .init(rawValue: directType),
+            directAddress: AdvertisingReport.addressText(wireOrder: direct))
+        return AdvertisingReport(
+            eventType: .extended(.init(rawValue: type)), addressType: .init(rawValue: addressType),
+            address: AdvertisingReport.addressText(wireOrder: address),
+            rssi: rssi == AdvertisingReport.notAvailable ? nil : rssi,
+            txPower: txPower == AdvertisingReport.notAvailable ? nil : txPower, data: data, extended: fields)
     }
 }

@@ -33,23 +33,19 @@ public struct HCICommand: Hashable, Sendable, CustomStringConvertible {
     /// Parses an H4 command packet, checking plen against the bytes and against the command table.
     public init(packet: [UInt8]) throws(HCIDecodingError) {
         var r = ByteReader(packet)
-        do {
-            let type = try r.readUInt8("packet type")
-            guard type == PacketType.command.rawValue else { throw HCIDecodingError.unexpectedPacketType(type) }
-            let opcode = Opcode(rawValue: try r.readUInt16LE("opcode"))
-            let plen = Int(try r.readUInt8("parameter length"))
-            guard r.remaining == plen else { throw HCIDecodingError.lengthMismatch(expected: plen, actual: r.remaining) }
-            if let expected = CommandTable.entry(opcode)?.parameters, !expected.accepts(plen) {
-                throw HCIDecodingError.parameterLength(opcode: opcode, expected: expected, actual: plen)
-            }
-            self.init(opcode, r.readRest())
-        } catch let e as HCIDecodingError {
-            throw e
-        } catch let e as ByteReaderError {
-            throw .truncated(e)
-        } catch {
-            throw .truncated(.truncated(field: "packet", needed: 1, available: 0))
+        let type: UInt8
+        do { type = try r.readUInt8("packet type") } catch { throw .truncated(error) }
+        guard type == PacketType.command.rawValue else { throw .unexpectedPacketType(type) }
+        let opcode: Opcode, plen: Int
+        do throws(ByteReaderError) {
+            opcode = Opcode(rawValue: try r.readUInt16LE("opcode"))
+            plen = Int(try r.readUInt8("parameter length"))
+        } catch { throw .truncated(error) }
+        guard r.remaining == plen else { throw .lengthMismatch(expected: plen, actual: r.remaining) }
+        if let expected = CommandTable.entry(opcode)?.parameters, !expected.accepts(plen) {
+            throw .parameterLength(opcode: opcode, expected: expected, actual: plen)
         }
+        self.init(opcode, r.readRest())
     }
 }
 

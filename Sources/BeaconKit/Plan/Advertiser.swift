@@ -1,4 +1,4 @@
-/// Probing a controller and starting / stopping advertising with the fallback rules of DESIGN §3:
+/// Probing a controller and starting / stopping advertising with the family rule (ARCHITECTURE.md, "Advertising families"):
 /// probe first, use one family, switch once on Command Disallowed, explain when both are refused.
 public enum Advertiser {
     /// Read Local Version Information, Read Local Supported Commands and LE Read Local Supported

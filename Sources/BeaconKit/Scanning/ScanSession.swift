@@ -3,23 +3,19 @@ public struct ScanConfiguration: Sendable {
     /// Regions to monitor and range; empty: range every iBeacon.
     public var regions: [BeaconRegion]
     /// Seconds without a matching beacon before a region's exit.
-    public var exitTimeout: Double
-    public var ranging: RangingConfiguration
+    public var exitTimeout = RegionMonitor.defaultExitTimeout
+    public var ranging = RangingConfiguration()
     /// Also report advertisements that are not iBeacons, or iBeacons outside every region (`--all`).
     public var reportAll: Bool
     /// A ranging update per beacon at most this often (seconds), like CoreLocation's ~1 Hz callbacks.
-    public var rangingInterval: Double
+    public var rangingInterval = 1.0
     /// The controller scanned on: its stack-internal "down" or "unregistered" event ends the scan.
     public var deviceID: UInt16
 
-    public init(regions: [BeaconRegion] = [], exitTimeout: Double = RegionMonitor.defaultExitTimeout,
-                ranging: RangingConfiguration = RangingConfiguration(), reportAll: Bool = false,
-                rangingInterval: Double = 1.0, deviceID: UInt16 = 0) {
+    /// The other settings start at their defaults: exit after 30 s, default ranging, updates at 1 Hz.
+    public init(regions: [BeaconRegion] = [], reportAll: Bool = false, deviceID: UInt16 = 0) {
         self.regions = regions
-        self.exitTimeout = exitTimeout
-        self.ranging = ranging
         self.reportAll = reportAll
-        self.rangingInterval = rangingInterval
         self.deviceID = deviceID
     }
 }

@@ -32,8 +32,9 @@ public final class HCICommandRunner {
     public var timeoutMilliseconds: Int
     /// Receives btmon-style lines for every command and event when set (`--verbose`).
     public var trace: ((String) -> Void)?
-    /// Milliseconds on a monotonic clock, for deadlines; without it every wait gets the full timeout.
-    let now: (() -> Int64)?
+    /// Milliseconds on a monotonic clock, for deadlines: each command's wait ends `timeoutMilliseconds`
+    /// after it was sent, however many unrelated events arrive meanwhile.
+    let now: () -> Int64
     /// Commands the controller accepts now (Num_HCI_Command_Packets of the last answer).
     public private(set) var credits = 1
     /// A SIGINT/SIGTERM that arrived while a command was in flight.
@@ -43,7 +44,7 @@ public final class HCICommandRunner {
     /// At most this many unrelated events are kept for the caller.
     public var unrelatedEventLimit = 256
 
-    public init(channel: HCIChannel, timeoutMilliseconds: Int = 2000, now: (() -> Int64)? = nil) {
+    public init(channel: HCIChannel, timeoutMilliseconds: Int = 2000, now: @escaping () -> Int64) {
         self.channel = channel
         self.timeoutMilliseconds = timeoutMilliseconds
         self.now = now
@@ -72,7 +73,7 @@ public final class HCICommandRunner {
 
     /// Sends and waits, returning the answer whatever its status.
     public func send(_ command: HCICommand) throws(HCIError) -> CommandComplete {
-        let deadline = now.map { $0() + Int64(timeoutMilliseconds) }
+        let deadline = now() + Int64(timeoutMilliseconds)
         while credits == 0 {
             // No credit: wait for any Command Complete/Status that hands credits back (e.g. a NOP).
             let event: HCIEvent?
@@ -86,36 +87,36 @@ public final class HCICommandRunner {
         credits -= 1
         while true {
             guard let event = try nextEvent(deadline: deadline, opcode: command.opcode) else { continue }
-            switch event.code {
-            case .commandComplete:
-                let cc: CommandComplete
-                do { cc = try CommandComplete(event) } catch { throw .malformedEvent(opcode: command.opcode, error) }
-                credits = Int(cc.numHCICommandPackets)
-                trace?(CommandText.traceLine(cc))
-                guard cc.opcode == command.opcode else { continue }
-                do { return try cc.validated() } catch { throw .malformedEvent(opcode: command.opcode, error) }
-            case .commandStatus:
-                let cs: CommandStatus
-                do { cs = try CommandStatus(event) } catch { throw .malformedEvent(opcode: command.opcode, error) }
-                credits = Int(cs.numHCICommandPackets)
-                trace?(CommandText.traceLine(cs))
-                guard cs.opcode == command.opcode else { continue }
-                return CommandComplete(numHCICommandPackets: cs.numHCICommandPackets, opcode: cs.opcode,
-                                       returnParameters: [cs.status.rawValue])
-            default:
+            guard event.code == .commandComplete || event.code == .commandStatus else {
                 keep(event)
+                continue
             }
+            // A Command Status answers with a status only: a Command Complete is synthesized from it.
+            let answer: CommandComplete, line: String
+            do throws(HCIDecodingError) {
+                if event.code == .commandComplete {
+                    answer = try CommandComplete(event)
+                    line = CommandText.traceLine(answer)
+                } else {
+                    let cs = try CommandStatus(event)
+                    answer = CommandComplete(numHCICommandPackets: cs.numHCICommandPackets, opcode: cs.opcode,
+                                             returnParameters: [cs.status.rawValue])
+                    line = CommandText.traceLine(cs)
+                }
+            } catch { throw .malformedEvent(opcode: command.opcode, error) }
+            credits = Int(answer.numHCICommandPackets)
+            trace?(line)
+            guard answer.opcode == command.opcode else { continue }
+            if event.code == .commandStatus { return answer }
+            do { return try answer.validated() } catch { throw .malformedEvent(opcode: command.opcode, error) }
         }
     }
 
     /// One event before the deadline; nil for a packet that is not a decodable event (skipped).
-    private func nextEvent(deadline: Int64?, opcode: Opcode) throws(HCIError) -> HCIEvent? {
-        var wait = timeoutMilliseconds
-        if let deadline, let now {
-            let left = deadline - now()
-            guard left > 0 else { throw .timeout(opcode: opcode, milliseconds: timeoutMilliseconds) }
-            wait = Int(clamping: left)
-        }
+    private func nextEvent(deadline: Int64, opcode: Opcode) throws(HCIError) -> HCIEvent? {
+        let left = deadline - now()
+        guard left > 0 else { throw .timeout(opcode: opcode, milliseconds: timeoutMilliseconds) }
+        let wait = Int(clamping: left)
         let received: HCIReceive
         do { received = try channel.receive(timeoutMilliseconds: wait) } catch { throw .transport(error) }
         switch received {

@@ -75,9 +75,10 @@ enum ScanCommand: Subcommand {
         try s.applyDeviceFlags(a)
         let session = try DeviceSession.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose"), watchSignals: true), ctx)
         var output = Output(setup: setup, ctx: ctx)
-        var scan = ScanSession(ScanConfiguration(
-            regions: setup.regions, exitTimeout: setup.exitTimeout, ranging: RangingConfiguration(pathLoss: setup.pathLoss),
-            reportAll: setup.all, deviceID: session.info.id))
+        var configuration = ScanConfiguration(regions: setup.regions, reportAll: setup.all, deviceID: session.info.id)
+        configuration.exitTimeout = setup.exitTimeout
+        configuration.ranging.pathLoss = setup.pathLoss
+        var scan = ScanSession(configuration)
         let plan = try startScanning(session, setup, ctx)
         ctx.note("scanning on \(session.name) (\(plan.family) commands\(setup.active ? ", active" : ", passive"))"
                  + (setup.regions.isEmpty ? "" : "; regions: " + setup.regions.map(\.description).joined(separator: ", ")))

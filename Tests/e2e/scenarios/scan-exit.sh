@@ -1,6 +1,6 @@
 #!/bin/bash
 # scan-exit (issue 5d): `exit` follows --exit-timeout after the advertiser stops, and not while it
-# is on air. btvirt forwards advertising only when it is enabled, so hci0 re-enables its legacy
+# is on air (checked against the scan's own JSON times). btvirt forwards advertising only when it is enabled, so hci0 re-enables its legacy
 # advertising every second for 6 s (longer than the 3 s exit timeout): a new report each time keeps
 # the region entered; after the last one, exit must come within the timeout (+ slack).
 # shellcheck source=SCRIPTDIR/../lib.sh
@@ -19,12 +19,22 @@ while awk "BEGIN{exit !($EPOCHREALTIME - $start < 6)}"; do
   _sleep 0.3
 done
 last=$EPOCHREALTIME
-grep -q '{"event":"enter"' "$E2E_OUT/scan.log" || fail "no enter while advertising: $(tail -n 3 "$E2E_OUT/scan.log")"
-if grep -q '{"event":"exit"' "$E2E_OUT/scan.log"; then fail "exit while the beacon was still advertising"; fi
+# Timings from the scan's own JSON times (the guest's wall clock, as $EPOCHREALTIME), not from when a
+# slow grep under TCG happens to look.
 wait_until 10 _has_line "$E2E_OUT/scan.log" '{"event":"exit"' || fail "no exit within 10 s of the last advertisement"
-took=$(awk "BEGIN{print $EPOCHREALTIME - $last}")
-echo "exit ${took}s after the last advertisement (exit timeout 3 s)"
-[ "$(grep -c '{"event":"enter"' "$E2E_OUT/scan.log")" = 1 ] || fail "more than one enter: the region was left while advertising"
+[ "$(grep -c '{"event":"enter"' "$E2E_OUT/scan.log")" = 1 ] || fail "not exactly one enter: the region was left while advertising"
+[ "$(grep -c '{"event":"exit"' "$E2E_OUT/scan.log")" = 1 ] || fail "not exactly one exit"
+exit_time=$(sed -n 's/^{"event":"exit","time":\([0-9.]*\).*/\1/p' "$E2E_OUT/scan.log")
+last_seen=$(sed -n 's/^{"event":"range",.*"lastSeen":\([0-9.]*\).*/\1/p' "$E2E_OUT/scan.log" | tail -n 1)
+[ -n "$exit_time" ] && [ -n "$last_seen" ] || fail "no exit time or no range line: $(tail -n 3 "$E2E_OUT/scan.log")"
+echo "last advertisement enabled at $last, last range lastSeen $last_seen, exit at $exit_time (exit timeout 3 s)"
+# Not while on air: the exit comes after the advertiser stopped.
+awk "BEGIN{exit !($exit_time > $last)}" || fail "exit at $exit_time while the beacon was still advertising (until $last)"
+# The timing it names: --exit-timeout after the last report. The last report is less than 1 s (the
+# ranging throttle) after the last range line's lastSeen; 0.5 s slack for the wait's wake-up.
+awk "BEGIN{d = $exit_time - $last_seen; exit !(d >= 2.99 && d <= 4.5)}" \
+  || fail "exit $(awk "BEGIN{print $exit_time - $last_seen}") s after the last sighting, not 3-4.5 s"
+awk "BEGIN{exit !($exit_time - $last <= 6)}" || fail "exit more than 6 s after advertising stopped"
 stop_bg scan TERM
 [ "$BG_RC" = 0 ] || fail "scan exited $BG_RC"
 cat "$E2E_OUT/scan.log"

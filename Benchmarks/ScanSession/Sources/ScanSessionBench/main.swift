@@ -47,9 +47,10 @@ func packet(crowd: UInt8, n: Int) -> [UInt8] {
     return HCIEvent(code: .leMeta, parameters: p).packet
 }
 
-var session = ScanSession(ScanConfiguration(
-    regions: [1, 2].map { BeaconRegion(uuid: ProximityUUID(bytes: [0xE2] + [UInt8](repeating: 0, count: 14) + [$0])!) },
-    exitTimeout: 5))
+var configuration = ScanConfiguration(
+    regions: [1, 2].map { BeaconRegion(uuid: ProximityUUID(bytes: [0xE2] + [UInt8](repeating: 0, count: 14) + [$0])!) })
+configuration.exitTimeout = 5
+var session = ScanSession(configuration)
 var clock = 0.0
 var updates = 0
 

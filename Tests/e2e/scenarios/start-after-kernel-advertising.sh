@@ -1,9 +1,10 @@
 #!/bin/bash
-# kernel-used-extended (issue 4d): after `btmgmt add-adv` made the kernel advertise with extended
-# commands (a raw legacy 0x2006 now gets Command Disallowed), `beacon-tx start` still succeeds,
-# with --controller legacy and with --controller auto, and hci1 hears it. btvirt does not refuse
-# beacon-tx's forced legacy start (its legacy disable turns the kernel's set off first), so the
-# family switch itself is proven against the scripted controller (ConversationTests, LiveTests).
+# start-after-kernel-advertising (issue 4d): after `btmgmt add-adv` made the kernel advertise (a raw
+# legacy 0x2006 now gets Command Disallowed), `beacon-tx start --controller legacy` and
+# `--controller auto` each put the iBeacon on air (hci1 hears the golden data), and auto uses
+# extended commands. It does not prove a family switch: btvirt does not refuse beacon-tx's forced
+# legacy start (its legacy disable turns the kernel's set off first), so the switch itself is proven
+# against the scripted controller (ConversationTests, LiveTests.startFallsBackWhenTheKernelUsedExtended).
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "$(dirname "$0")/../lib.sh"
 GOLDEN=0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5
