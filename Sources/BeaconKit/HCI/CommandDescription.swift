@@ -161,40 +161,38 @@ public struct HCICommandDescription: Sendable {
     static func decode(_ r: inout ByteReader, _ fields: [HCIField]) throws(HCIFieldError) -> [HCIValue] {
         var values: [HCIValue] = []
         for field in fields {
-            do {
-                switch field.width {
-                case let .octets(n):
-                    var v: UInt32 = 0
-                    for (i, b) in try r.readBytes(n, field.name).enumerated() { v |= UInt32(b) << (8 * UInt32(i)) }
-                    values.append(.integer(v))
-                case let .run(n):
-                    values.append(.bytes(try r.readBytes(n, field.name)))
-                case let .lengthPrefixed(padTo):
-                    let length = Int(try r.readUInt8(field.name))
-                    if let padTo {
-                        guard length <= padTo else {
-                            throw HCIFieldError(field: field.name, problem: "length \(length) is more than \(padTo)")
-                        }
-                        let padded = try r.readBytes(padTo, field.name)
-                        values.append(.bytes(Array(padded.prefix(length))))
-                    } else {
-                        values.append(.bytes(try r.readBytes(length, field.name)))
-                    }
-                case let .repeated(perBit, atLeast, group):
-                    let count = values.last?.integer.map { perBit ? $0.nonzeroBitCount : Int($0) } ?? 0
-                    guard count >= atLeast else {
-                        throw HCIFieldError(field: field.name, problem: "\(count) entries, at least \(atLeast) needed")
-                    }
-                    var entries: [[HCIValue]] = []
-                    for _ in 0..<count { entries.append(try decode(&r, group)) }
-                    values.append(.entries(entries))
+            /// `count` octets of this field, or the field that ran out of bytes.
+            func take(_ count: Int) throws(HCIFieldError) -> [UInt8] {
+                do { return try r.readBytes(count, field.name) } catch {
+                    guard case let .truncated(_, needed, available) = error else { return [] }
+                    throw HCIFieldError(field: field.name, problem: "needs \(needed) byte(s), \(available) left")
                 }
-            } catch let e as HCIFieldError {
-                throw e
-            } catch let ByteReaderError.truncated(_, needed, available) {
-                throw HCIFieldError(field: field.name, problem: "needs \(needed) byte(s), \(available) left")
-            } catch {
-                throw HCIFieldError(field: field.name, problem: "\(error)")
+            }
+            switch field.width {
+            case let .octets(n):
+                var v: UInt32 = 0
+                for (i, b) in try take(n).enumerated() { v |= UInt32(b) << (8 * UInt32(i)) }
+                values.append(.integer(v))
+            case let .run(n):
+                values.append(.bytes(try take(n)))
+            case let .lengthPrefixed(padTo):
+                let length = Int(try take(1)[0])
+                if let padTo {
+                    guard length <= padTo else {
+                        throw HCIFieldError(field: field.name, problem: "length \(length) is more than \(padTo)")
+                    }
+                    values.append(.bytes(Array(try take(padTo).prefix(length))))
+                } else {
+                    values.append(.bytes(try take(length)))
+                }
+            case let .repeated(perBit, atLeast, group):
+                let count = values.last?.integer.map { perBit ? $0.nonzeroBitCount : Int($0) } ?? 0
+                guard count >= atLeast else {
+                    throw HCIFieldError(field: field.name, problem: "\(count) entries, at least \(atLeast) needed")
+                }
+                var entries: [[HCIValue]] = []
+                for _ in 0..<count { entries.append(try decode(&r, group)) }
+                values.append(.entries(entries))
             }
         }
         return values

@@ -39,14 +39,12 @@ public struct HCIEvent: Hashable, Sendable {
     public init(packet: [UInt8]) throws(HCIDecodingError) {
         var r = ByteReader(packet)
         let type: UInt8, code: UInt8, plen: UInt8
-        do {
-            type = try r.readUInt8("packet type")
-            guard type == PacketType.event.rawValue else { throw HCIDecodingError.unexpectedPacketType(type) }
+        do { type = try r.readUInt8("packet type") } catch { throw .truncated(error) }
+        guard type == PacketType.event.rawValue else { throw .unexpectedPacketType(type) }
+        do throws(ByteReaderError) {
             code = try r.readUInt8("event code")
             plen = try r.readUInt8("parameter length")
-        } catch let e as HCIDecodingError { throw e } catch let e as ByteReaderError { throw .truncated(e) } catch {
-            throw .lengthMismatch(expected: 0, actual: 0)
-        }
+        } catch { throw .truncated(error) }
         guard r.remaining == Int(plen) else { throw .lengthMismatch(expected: Int(plen), actual: r.remaining) }
         self.init(code: EventCode(rawValue: code), parameters: r.readRest())
     }
