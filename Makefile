@@ -63,8 +63,11 @@ fuzz: deps
 fuzz-smoke: deps
 	FUZZ_SECONDS=70 FUZZ_ASAN=1 scripts/fuzz
 
-bench: build
-	scripts/bench-scan
+# Performance targets against references in the same run (e2e guest + scan decoding; ~5 min,
+# root like e2e, not run by CI): a table, and Benchmarks/latest.json. See README "Performance".
+# Then the scan session's own figures (scripts/bench-scan-session).
+bench: release
+	scripts/bench
 	scripts/bench-scan-session
 
 clean:

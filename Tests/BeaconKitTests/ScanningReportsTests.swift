@@ -44,6 +44,14 @@ private func reframed(_ packet: [UInt8]) -> [UInt8] {
 
 @Suite("Scanning: LE advertising report decoding")
 struct ScanningReportsTests {
+    /// Wire order in, most significant byte first out, whatever the length.
+    @Test func addressText() {
+        #expect(AdvertisingReport.addressText(wireOrder: bytes("ec f8 00 ee f3 0c")) == "0C:F3:EE:00:F8:EC")
+        #expect(AdvertisingReport.addressText(wireOrder: bytes("ab cd")[1...]) == "CD")
+        #expect(AdvertisingReport.addressText(wireOrder: bytes("01 a2")) == "A2:01")
+        #expect(AdvertisingReport.addressText(wireOrder: [UInt8]()) == "")
+    }
+
     @Test func publicIBeaconVector() throws {
         let reports = try #require(try AdvertisingReports.decode(eventPacket: publicIBeaconEvent))
         #expect(reports.count == 1)

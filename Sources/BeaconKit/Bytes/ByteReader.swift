@@ -55,6 +55,11 @@ public struct ByteReader: Sendable {
         Array(try take(count, field))
     }
 
+    /// Like `readBytes`, without copying: a view into the packet.
+    public mutating func readSlice(_ count: Int, _ field: String = "bytes") throws(ByteReaderError) -> ArraySlice<UInt8> {
+        try take(count, field)
+    }
+
     /// Everything that is left.
     public mutating func readRest() -> [UInt8] {
         defer { offset = bytes.count }

@@ -2,6 +2,8 @@
 public enum Hex {
     private static let lower: [UInt8] = Array("0123456789abcdef".utf8)
     private static let upper: [UInt8] = Array("0123456789ABCDEF".utf8)
+    /// `0`…`9`, `A`…`F` as ASCII.
+    static let upperDigits: [UInt8] = upper
 
     /// Lowercase hex, e.g. `01030c00`; `separator` goes between bytes (`"01 03 0c 00"`).
     public static func encode<S: Sequence>(_ bytes: S, separator: String = "", uppercase: Bool = false) -> String where S.Element == UInt8 {

@@ -235,9 +235,20 @@ public struct AdvertisingReport: Hashable, Sendable {
         self.extended = extended
     }
 
-    /// Six wire-order (little-endian) address bytes as `AA:BB:CC:DD:EE:FF`.
+    /// Six wire-order (little-endian) address bytes as `AA:BB:CC:DD:EE:FF`. Written straight into
+    /// the string's storage: a scanner formats one or two addresses per report.
     public static func addressText<C: Collection>(wireOrder bytes: C) -> String where C.Element == UInt8 {
-        Hex.encode(bytes.reversed(), separator: ":", uppercase: true)
+        guard !bytes.isEmpty else { return "" }
+        return String(unsafeUninitializedCapacity: bytes.count * 3 - 1) { text in
+            var i = text.count
+            for b in bytes {                       // wire order: the last byte is printed first
+                i -= 2
+                text[i] = Hex.upperDigits[Int(b >> 4)]
+                text[i + 1] = Hex.upperDigits[Int(b & 0x0f)]
+                if i > 0 { i -= 1; text[i] = UInt8(ascii: ":") }
+            }
+            return text.count
+        }
     }
 
     /// btmon-style lines: event type, address, PHYs, TX power, RSSI, data length and the AD structures.
@@ -359,11 +370,11 @@ public enum AdvertisingReports {
 
     /// Event_Type, Address_Type, Address[6], Data_Length, Data, RSSI (int8).
     static func readLegacy(_ r: inout ByteReader, index: Int, of count: Int) throws(AdvertisingReportError) -> AdvertisingReport {
-        let type: UInt8, addressType: UInt8, address: [UInt8], length: Int
+        let type: UInt8, addressType: UInt8, address: ArraySlice<UInt8>, length: Int
         do throws(ByteReaderError) {
             type = try r.readUInt8("Event_Type")
             addressType = try r.readUInt8("Address_Type")
-            address = try r.readBytes(6, "Address")
+            address = try r.readSlice(6, "Address")
             length = Int(try r.readUInt8("Data_Length"))
         } catch { throw .truncated(report: index, numReports: count, error) }
         guard length <= r.remaining else { throw .dataLengthPastEnd(report: index, length: length, available: r.remaining) }
@@ -382,12 +393,12 @@ public enum AdvertisingReports {
     /// TX_Power (int8), RSSI (int8), Periodic_Advertising_Interval (u16 LE), Direct_Address_Type,
     /// Direct_Address[6], Data_Length, Data.
     static func readExtended(_ r: inout ByteReader, index: Int, of count: Int) throws(AdvertisingReportError) -> AdvertisingReport {
-        let type: UInt16, addressType: UInt8, address: [UInt8], primary: UInt8, secondary: UInt8, sid: UInt8
-        let txPower: Int8, rssi: Int8, periodic: UInt16, directType: UInt8, direct: [UInt8], length: Int
+        let type: UInt16, addressType: UInt8, address: ArraySlice<UInt8>, primary: UInt8, secondary: UInt8, sid: UInt8
+        let txPower: Int8, rssi: Int8, periodic: UInt16, directType: UInt8, direct: ArraySlice<UInt8>, length: Int
         do throws(ByteReaderError) {
             type = try r.readUInt16LE("Event_Type")
             addressType = try r.readUInt8("Address_Type")
-            address = try r.readBytes(6, "Address")
+            address = try r.readSlice(6, "Address")
             primary = try r.readUInt8("Primary_PHY")
             secondary = try r.readUInt8("Secondary_PHY")
             sid = try r.readUInt8("Advertising_SID")
@@ -395,7 +406,7 @@ public enum AdvertisingReports {
             rssi = try r.readInt8("RSSI")
             periodic = try r.readUInt16LE("Periodic_Advertising_Interval")
             directType = try r.readUInt8("Direct_Address_Type")
-            direct = try r.readBytes(6, "Direct_Address")
+            direct = try r.readSlice(6, "Direct_Address")
             length = Int(try r.readUInt8("Data_Length"))
         } catch { throw .truncated(report: index, numReports: count, error) }
         guard length <= r.remaining else { throw .dataLengthPastEnd(report: index, length: length, available: r.remaining) }
