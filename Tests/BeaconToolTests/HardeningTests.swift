@@ -212,6 +212,12 @@ import Testing
         #expect(Quote.bytes([0x41, 0xE2, 0x82, 0xAC, 0xE2, 0x82, 0x41, 0xED, 0xA0, 0x80]) == #"A€\xe2\x82A\xed\xa0\x80"#)
         #expect(Quote.bytes([0xC0, 0xAF, 0xF5, 0x80]) == #"\xc0\xaf\xf5\x80"#)   // overlong and out-of-range leads
         #expect(Quote.escaped("abcdef", limit: 3) == "abc…")
+        // The bound counts escapes: 80 control characters are not 480 bytes of message.
+        #expect(Quote.escaped(String(repeating: "\u{1C}", count: 100)) == String(repeating: "\\u{1c}", count: 13) + "…")
+        #expect(Quote.bytes([UInt8](repeating: 0xFF, count: 100)) == String(repeating: "\\xff", count: 20) + "…")
+        // Found by fuzz-argv: a --region of control characters made a 1326-byte error line.
+        let region = tool(["scan", "--region", "E2C56DB5" + String(repeating: "\u{1C}", count: 300) + ":1:2"])
+        #expect(region.code == 64 && region.err.utf8.count < 300, "\(region.err.utf8.count): \(region.err)")
         #expect(Quote.sanitized("ok \\n \u{1B}") == "ok \\n \\u{1b}")
         #expect(JSON.string("a\u{202E}b\u{7F}\n").compact == #""a\u202eb\u007f\n""#)
     }

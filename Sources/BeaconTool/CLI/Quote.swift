@@ -5,7 +5,8 @@ import BeaconKit
 /// `decode` argument goes through here, so a newline or an escape sequence in input can never
 /// reach stdout or stderr raw, and a megabyte argument cannot become a megabyte error line.
 enum Quote {
-    /// At most this many characters of user input are quoted; longer input ends in `…`.
+    /// A quote of user input shows at most this many characters, escapes included (`\u{1b}`
+    /// counts 6); longer input ends in `…`.
     static let limit = 80
 
     /// `'value'`, escaped and bounded.
@@ -16,9 +17,10 @@ enum Quote {
         var out = ""
         var count = 0
         for u in s.unicodeScalars {
-            if count == limit { return out + "…" }
-            out += escape(u)
-            count += 1
+            let e = escape(u)
+            count += e.unicodeScalars.count
+            if count > limit { return out + "…" }
+            out += e
         }
         return out
     }
@@ -29,15 +31,16 @@ enum Quote {
         var count = 0
         var i = 0
         while i < b.count {
-            if count == limit { return out + "…" }
-            if let (scalar, width) = decodeScalar(b, at: i) {
-                out += escape(scalar)
-                i += width
+            let e: String, width: Int
+            if let (scalar, w) = decodeScalar(b, at: i) {
+                (e, width) = (escape(scalar), w)
             } else {
-                out += "\\x" + Hex.encode([b[i]])
-                i += 1
+                (e, width) = ("\\x" + Hex.encode([b[i]]), 1)
             }
-            count += 1
+            count += e.unicodeScalars.count
+            if count > limit { return out + "…" }
+            out += e
+            i += width
         }
         return out
     }
