@@ -29,6 +29,7 @@ static const int beacon_tx_SOL_HCI = SOL_HCI;
 static const int beacon_tx_HCI_FILTER = HCI_FILTER;
 static const unsigned short beacon_tx_HCI_CHANNEL_RAW = HCI_CHANNEL_RAW;
 static const int beacon_tx_HCI_EVENT_PKT = HCI_EVENT_PKT;
+static const int beacon_tx_HCI_COMMAND_PKT = HCI_COMMAND_PKT;
 static const int beacon_tx_HCI_UP_FLAG = HCI_UP;
 static const unsigned short beacon_tx_HCI_DEV_NONE = HCI_DEV_NONE;
 static const int beacon_tx_EVT_STACK_INTERNAL = EVT_STACK_INTERNAL;

@@ -38,6 +38,9 @@ public final class ScriptedController: HCIChannel {
     public private(set) var elapsedMilliseconds: Int64 = 0
     public func now() -> Int64 { elapsedMilliseconds }
 
+    private var exhaustedWaits = 0
+    public static let waitsBeforeGivingUp = 1000
+
     private func timedOut(_ milliseconds: Int) {
         elapsedMilliseconds += Int64(max(0, milliseconds))
         onTimeout?(milliseconds)
@@ -84,6 +87,13 @@ public final class ScriptedController: HCIChannel {
         eventFilters.append(events)
     }
 
+    /// Whether the code asked for copies of other programs' commands.
+    public private(set) var observesCommands = false
+
+    public func observeCommands(_ on: Bool) throws(TransportError) {
+        observesCommands = on
+    }
+
     public func receive(timeoutMilliseconds: Int) throws(TransportError) -> HCIReceive {
         requestedTimeouts.append(timeoutMilliseconds)
         if !inbound.isEmpty { return .event(inbound.removeFirst()) }
@@ -101,6 +111,10 @@ public final class ScriptedController: HCIChannel {
             }
         }
         timeouts += 1
+        exhaustedWaits += 1
+        // A loop that never ends (a session waiting for an event the script does not have) gets a
+        // SIGTERM after many empty waits, so a broken test fails on its expectations instead of hanging.
+        if exhaustedWaits % Self.waitsBeforeGivingUp == 0 { return .signal(15) }
         timedOut(timeoutMilliseconds)
         return .timedOut
     }

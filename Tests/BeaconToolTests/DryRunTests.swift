@@ -26,13 +26,13 @@ import Testing
         #expect(r.code == 0)
         #expect(r.out == """
             # start:
-            01392006000100000000
-            01362019001000a00000a00000070000000000000000007f0100010000
-            013720220003011e0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5
-            01392006010100000000
+            013920060001ef000000
+            01362019ef1000a00000a00000070000000000000000007f0100010000
+            01372022ef03011e0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5
+            013920060101ef000000
             # stop:
-            01392006000100000000
-            013c200100
+            013920060001ef000000
+            013c2001ef
 
             """)
     }
@@ -66,7 +66,7 @@ import Testing
         let records = try BTSnoop.decode(r.bytes)
         // Start, then stop: every dry-run format shows both.
         #expect(records.count == 12)
-        let plan = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard), family: .extended)
+        let plan = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF), family: .extended)
         #expect(records.filter { !$0.received }.map { Hex.encode($0.packet) } == (plan.start + plan.stop).map { Hex.encode($0.command.packet) })
         for answer in records.filter(\.received) {
             let cc = try CommandComplete(try HCIEvent(packet: answer.packet)).validated()

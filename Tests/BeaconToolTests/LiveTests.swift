@@ -9,7 +9,7 @@ import Testing
     typealias C = Controllers
 
     func plan(_ family: AdvertisingFamily) throws -> AdvertisingPlan {
-        AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard), family: family)
+        AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF), family: family)
     }
 
     func host(_ steps: [ScriptedController.Step], up: Bool = true) -> (FakeHost, ScriptedController) {
@@ -26,11 +26,12 @@ import Testing
         #expect(fake.mismatches.isEmpty, "\(fake.mismatches)")
         #expect(h.log == ["open hci0 +signals"])
         #expect(fake.eventFilters == [[.commandComplete, .commandStatus, .hardwareError]], "no reports while only advertising")
+        #expect(fake.observesCommands, "other programs' commands are watched")
         #expect(r.out.isEmpty)
         #expect(r.err.contains("advertising E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 major 1 minor 2 power -59 dBm on hci0 (extended commands"))
         #expect(r.err.contains("signal 15: advertising stopped on hci0"))
         // The last command is the stop plan's remove; the one before disables the set.
-        #expect(fake.sent.suffix(2).map { Hex.encode($0) } == ["01392006000100000000", "013c200100"])
+        #expect(fake.sent.suffix(2).map { Hex.encode($0) } == ["013920060001ef000000", "013c2001ef"])
     }
 
     @Test func startLegacyForcedSendsExactlyTheDryRunPlan() throws {
@@ -58,27 +59,60 @@ import Testing
         #expect(r.err.contains("switching to extended commands"))
     }
 
-    @Test func hardwareErrorWhileAdvertisingExits69() throws {
+    @Test func hardwareErrorWhileAdvertisingReArmsInTheSameProcess() throws {
         let p = try plan(.extended)
         let otherScan = HCIEvent(code: .leMeta, parameters: [0x02, 0x00])
         let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start) + [
             .receive(.event(otherScan.packet)), .receive(.event(HCIEvent(code: .hardwareError, parameters: [0x07]).packet)),
-        ])
-        let r = tool(["start"] + goldenFlags, host: h)
-        #expect(r.code == 69)
-        #expect(r.err.contains("hci0 reported a Hardware Error (code 0x07) while advertising"))
+            // No down/up from the kernel within the grace period: the session re-arms by itself.
+            .receive(.timedOut),
+        ] + C.okSteps(p.start) + [.receive(.signal(15))] + C.okSteps(p.stop))
+        let clock = TestClock()
+        clock.attach(fake)
+        let r = tool(["start"] + goldenFlags, host: h, clock: clock)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.err.contains("hci0 reported a Hardware Error; waiting for the kernel to reset it"))
+        #expect(r.err.contains("re-armed 1 beacon(s) on hci0 after: Hardware Error (code 0x07)"))
+        #expect(fake.requestedTimeouts.contains { (2900...3000).contains($0) }, "the grace timer: \(fake.requestedTimeouts)")
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
-    @Test func deviceDownWhileAdvertisingExits69() throws {
+    @Test func deviceDownIsRespectedAndUpReArms() throws {
         let p = try plan(.extended)
         let otherDevice = StackInternalDeviceEvent(kind: .down, deviceID: 1).event
         let down = StackInternalDeviceEvent(kind: .down, deviceID: 0).event
+        let up = StackInternalDeviceEvent(kind: .up, deviceID: 0).event
         #expect(Hex.encode(down.packet) == "04fd06010004000000")
-        let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start) + [.receive(.event(otherDevice.packet)), .receive(.event(down.packet))])
+        // Down: nothing is sent (no HCIDEVUP, no command) and no timer is set; up: re-armed at once.
+        let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start) + [
+            .receive(.event(otherDevice.packet)), .receive(.event(down.packet)), .receive(.event(up.packet)),
+        ] + C.okSteps(p.start) + [.receive(.event(down.packet)), .receive(.signal(15))])
         let r = tool(["start"] + goldenFlags, host: h)
-        #expect(r.code == 69)
-        #expect(r.err.contains("hci0 went down while advertising"))
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.err.contains("hci0 down; waiting to re-arm"))
+        #expect(r.err.contains("re-armed 1 beacon(s) on hci0 after: hci0 up again"))
+        #expect(h.log == ["open hci0 +signals"], "never brought up by beacon-tx")
+        // Command answers are awaited with the 2000 ms timeout; the idle waits set no timer at all.
+        #expect(fake.requestedTimeouts.allSatisfy { $0 < 0 || $0 > 1900 }, "no timer while waiting: \(fake.requestedTimeouts)")
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+    }
+
+    @Test func anotherProgramsResetIsReArmedAfterItCompletes() throws {
+        let p = try plan(.extended)
+        let clearSets = HCICommand.leClearAdvertisingSets
+        let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start) + [
+            .receive(.command(HCICommand.reset.packet)), .receive(.event(C.ok(.reset).packet)),
+            .receive(.timedOut),  // the settle time passes without the device going down
+        ] + C.okSteps(p.start) + [
+            .receive(.command(clearSets.packet)), .receive(.event(C.ok(clearSets).packet)), .receive(.timedOut),
+        ] + C.okSteps(p.start) + [.receive(.signal(15))] + C.okSteps(p.stop))
+        let clock = TestClock()
+        clock.attach(fake)
+        let r = tool(["start"] + goldenFlags, host: h, clock: clock)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(fake.observesCommands)
+        #expect(r.err.contains("after: another program reset hci0 (HCI Reset)"))
+        #expect(r.err.contains("after: another program cleared all advertising sets (LE Clear Advertising Sets)"))
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
@@ -129,15 +163,17 @@ import Testing
     }
 
     @Test func stopTwice() throws {
-        let ext = AdvertisingPlan.stopCommands(family: .extended)
-        let (h, fake) = host(C.probe(extended: true) + C.okSteps(ext))
-        #expect(tool(["stop"], host: h).code == 0)
-        #expect(fake.isFullyConsumed)
+        // Without a config, stop checks the first four handles start picks (239 downwards): 239 was on.
+        let handles: [UInt8] = [0xEF, 0xEE, 0xED, 0xEC]
+        let disables = handles.map { HCICommand.leSetExtendedAdvertisingEnable(false, sets: [AdvertisingSetEnable(handle: $0)]) }
+        let unknown: (HCICommand) -> ScriptedController.Step = { .command($0, replies: [C.fail($0, .unknownAdvertisingIdentifier)]) }
+        let (h, fake) = host(C.probe(extended: true) + [C.okStep(disables[0])] + disables.dropFirst().map(unknown)
+                             + [C.okStep(.leRemoveAdvertisingSet(handle: 0xEF))])
+        let first = tool(["stop"], host: h)
+        #expect(first.code == 0, "\(first.err)")
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
         let legacyOff = HCICommand.leSetAdvertisingEnable(false)
-        fake.append(C.probe(extended: true) + [
-            .command(ext[0].command, replies: [C.fail(ext[0].command, .unknownAdvertisingIdentifier)]),
-            .command(legacyOff, replies: [C.fail(legacyOff, .commandDisallowed)]),
-        ])
+        fake.append(C.probe(extended: true) + disables.map(unknown) + [.command(legacyOff, replies: [C.fail(legacyOff, .commandDisallowed)])])
         let again = tool(["stop", "--device", "hci0"], host: h)
         #expect(again.code == 0, "\(again.err)")
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")

@@ -94,20 +94,25 @@ public enum Advertiser {
     }
 
     /// Stops whichever family is active without locking a fresh controller to legacy mode when it
-    /// need not. Extended first (when supported): Success means our set was on, so it is removed and
-    /// nothing legacy is sent. Unknown Advertising Identifier (no set of ours) or Command Disallowed
-    /// (legacy mode) lead to the legacy disable, whose Command Disallowed (extended mode, nothing
-    /// legacy on) counts as already stopped. Returns the family whose disable took effect last.
+    /// need not. Extended first (when supported): each of `advertisingHandles` is disabled on its own
+    /// (a multi-set disable fails whole when one set does not exist); the sets that answered Success
+    /// were on and are removed, and nothing legacy is sent. When none was on (Unknown Advertising
+    /// Identifier) or the controller is in legacy mode (Command Disallowed), the legacy disable runs;
+    /// its Command Disallowed (extended mode, nothing legacy on) counts as already stopped. Returns
+    /// the family whose disable took effect last.
     @discardableResult
-    public static func stopActive(_ runner: HCICommandRunner, caps: ControllerCapabilities, advertisingHandle: UInt8 = 0) throws(HCIError) -> AdvertisingFamily {
+    public static func stopActive(_ runner: HCICommandRunner, caps: ControllerCapabilities, advertisingHandles: [UInt8]) throws(HCIError) -> AdvertisingFamily {
         if caps.supportsExtendedAdvertising {
-            let steps = AdvertisingPlan.stopCommands(family: .extended, advertisingHandle: advertisingHandle)
-            let disable = try runner.send(steps[0].command)
-            if disable.status == .success {
-                for step in steps.dropFirst() { try runner.run(step) }
+            var on: [UInt8] = []
+            for handle in advertisingHandles {
+                let step = AdvertisingPlan.stopCommands(family: .extended, advertisingHandle: handle)[0]
+                let disable = try runner.send(step.command)
+                if disable.status == .success { on.append(handle) } else { try check(disable, step) }
+            }
+            if !on.isEmpty {
+                for handle in on { try runner.run(AdvertisingPlan.stopCommands(family: .extended, advertisingHandle: handle)[1]) }
                 return .extended
             }
-            try check(disable, steps[0])
         }
         for step in AdvertisingPlan.stopCommands(family: .legacy) { try runner.run(step) }
         return .legacy

@@ -4,8 +4,11 @@ public enum HCIReceive: Equatable, Sendable {
     case event([UInt8])
     /// The timeout passed without an event.
     case timedOut
-    /// A watched signal (SIGINT, SIGTERM) arrived; the value is the signal number.
+    /// A watched signal (SIGINT, SIGTERM, SIGHUP) arrived; the value is the signal number.
     case signal(Int32)
+    /// One H4 command packet (`01 | opcode | plen | params`) that another program or the kernel sent
+    /// to the controller; delivered only while `observeCommands` is on.
+    case command([UInt8])
 }
 
 /// One open connection to a controller: the raw HCI socket in `HCISocket`, or a scripted fake in tests.
@@ -18,6 +21,9 @@ public protocol HCIChannel: AnyObject {
     /// Narrows the events the channel delivers (e.g. no LE Meta reports while only advertising, so
     /// another program's scanning on the same controller does not wake a sleeping `start`).
     func setEventFilter(_ events: [EventCode]) throws(TransportError)
+    /// Also deliver copies of the commands other sockets and the kernel send (`HCIReceive.command`),
+    /// so a session sees another program disable, remove or reset what it put on air.
+    func observeCommands(_ on: Bool) throws(TransportError)
 }
 
 /// A controller as the host sees it (HCIGETDEVINFO).

@@ -39,8 +39,13 @@ public final class HCICommandRunner {
     public private(set) var credits = 1
     /// A SIGINT/SIGTERM that arrived while a command was in flight.
     public private(set) var pendingSignal: Int32?
-    /// Unrelated events that arrived while waiting (LE Meta reports during scanning), oldest first.
-    public private(set) var unrelatedEvents: [HCIEvent] = []
+    /// Unrelated packets that arrived while waiting (LE Meta reports during scanning, other programs'
+    /// commands and their answers, device events), oldest first.
+    public private(set) var unrelated: [SessionInput] = []
+    /// The events among `unrelated`.
+    public var unrelatedEvents: [HCIEvent] {
+        unrelated.compactMap { if case let .event(e) = $0 { return e } else { return nil } }
+    }
     /// At most this many unrelated events are kept for the caller.
     public var unrelatedEventLimit = 256
 
@@ -65,10 +70,22 @@ public final class HCICommandRunner {
         try run(planned.command, tolerating: planned.tolerated)
     }
 
-    /// Takes the events kept while waiting for answers.
+    /// Takes the signal remembered while a command was in flight.
+    public func takePendingSignal() -> Int32? {
+        defer { pendingSignal = nil }
+        return pendingSignal
+    }
+
+    /// Takes the events kept while waiting for answers (other kept packets are dropped).
     public func takeUnrelatedEvents() -> [HCIEvent] {
-        defer { unrelatedEvents.removeAll() }
+        defer { unrelated.removeAll() }
         return unrelatedEvents
+    }
+
+    /// Takes every packet kept while waiting for answers, in arrival order.
+    public func takeUnrelatedInputs() -> [SessionInput] {
+        defer { unrelated.removeAll() }
+        return unrelated
     }
 
     /// Sends and waits, returning the answer whatever its status.
@@ -106,7 +123,8 @@ public final class HCICommandRunner {
             } catch { throw .malformedEvent(opcode: command.opcode, error) }
             credits = Int(answer.numHCICommandPackets)
             trace?(line)
-            guard answer.opcode == command.opcode else { continue }
+            // Another program's answer: kept, a session needs it (did its disable or reset complete?).
+            guard answer.opcode == command.opcode else { keep(event); continue }
             if event.code == .commandStatus { return answer }
             do { return try answer.validated() } catch { throw .malformedEvent(opcode: command.opcode, error) }
         }
@@ -125,6 +143,9 @@ public final class HCICommandRunner {
         case let .signal(n):
             pendingSignal = pendingSignal ?? n
             return nil
+        case let .command(bytes):
+            if let c = try? HCICommand(packet: bytes) { keepInput(.observedCommand(c)) }
+            return nil
         case let .event(bytes):
             guard let event = try? HCIEvent(packet: bytes) else {
                 trace?("> malformed packet skipped: \(Hex.encode(bytes))")
@@ -140,7 +161,9 @@ public final class HCICommandRunner {
         if event.code != .commandComplete && event.code != .commandStatus { keep(event) }
     }
 
-    private func keep(_ event: HCIEvent) {
-        if unrelatedEvents.count < unrelatedEventLimit { unrelatedEvents.append(event) }
+    private func keep(_ event: HCIEvent) { keepInput(.event(event)) }
+
+    private func keepInput(_ input: SessionInput) {
+        if unrelated.count < unrelatedEventLimit { unrelated.append(input) }
     }
 }

@@ -44,6 +44,17 @@ extension CLIError {
         }
     }
 
+    /// A kiosk session failure; Memory Capacity Exceeded gets its remedies.
+    init(_ e: SessionError, device: String) {
+        switch e {
+        case let .start(s): self.init(s)
+        case let .command(h): self.init(h)
+        case .plan: self.init(.usage, e.description)
+        case .capacityExceeded:
+            self.init(.unavailable, "\(e); list fewer beacons, let them rotate on one set (--controller legacy), or free the kernel's advertising instances (bluetoothctl advertise off, btmgmt rm-adv N, btmgmt clr-adv)")
+        }
+    }
+
     /// A controller failure that ends a long wait (exit 69, so a supervisor such as systemd starts
     /// beacon-tx again).
     init(_ e: ControllerFailure, device: String, while activity: String) {

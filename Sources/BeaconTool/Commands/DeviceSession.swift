@@ -76,27 +76,4 @@ struct DeviceSession {
         guard let e = try? HCIEvent(packet: packet), let failure = ControllerFailure(e, deviceID: info.id) else { return }
         throw CLIError(failure, device: name, while: activity)
     }
-
-    /// Blocks in one wait until SIGINT or SIGTERM (no polling, no timers) and returns the signal.
-    /// A Hardware Error event, or the device going away (the socket reports it), ends the wait with
-    /// an error (exit 69) so a supervisor such as systemd restarts the beacon.
-    /// With a `watchdog` (systemd's `WATCHDOG_USEC`), the wait wakes only to send `WATCHDOG=1`.
-    func waitForSignal(watchdog: WatchdogTimer? = nil) throws(CLIError) -> Int32 {
-        if let s = runner.pendingSignal { return s }
-        // Only what can end the wait or answer the stop plan: no advertising reports.
-        do { try channel.setEventFilter([.commandComplete, .commandStatus, .hardwareError]) } catch { throw CLIError(error) }
-        var watchdog = watchdog
-        while true {
-            let r: HCIReceive
-            do { r = try channel.receive(timeoutMilliseconds: watchdog?.pollTimeout() ?? -1) } catch { throw CLIError(error) }
-            switch r {
-            case let .signal(n):
-                return n
-            case let .event(bytes):
-                try checkHealth(bytes, while: "advertising")
-            case .timedOut:
-                continue
-            }
-        }
-    }
 }

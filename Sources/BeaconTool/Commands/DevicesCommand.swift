@@ -61,7 +61,7 @@ enum DevicesCommand: Subcommand {
 
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         var s = Settings()
-        try s.applyDeviceFlags(a)
+        try s.apply(Setting.deviceSettings, from: a)
         let timeout = s.timeoutMilliseconds
         let host: HCIHost
         do { host = try ctx.makeHost() } catch { throw CLIError(error) }

@@ -5,6 +5,7 @@ enum DumpConfigCommand: Subcommand {
     static let name = "dump-config"
     static let summary = "print the effective config (defaults < file < flags) as JSON"
     static let usage = "beacon-tx dump-config [--config FILE] [start flags]"
+    // The output is a config `start --config` accepts and that yields the same plan; null = the default.
     static let options: [OptionSpec] = StartCommand.options.filter {
         !["--dry-run", "--format", "--output", "--detach", "--reset", "--verbose"].contains($0.name)
     }

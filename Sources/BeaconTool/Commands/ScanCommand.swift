@@ -72,7 +72,7 @@ enum ScanCommand: Subcommand {
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         let setup = try parse(a)
         var s = Settings()
-        try s.applyDeviceFlags(a)
+        try s.apply(Setting.deviceSettings, from: a)
         let session = try DeviceSession.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose"), watchSignals: true), ctx)
         var output = Output(setup: setup, ctx: ctx)
         var configuration = ScanConfiguration(regions: setup.regions, reportAll: setup.all, deviceID: session.info.id)
@@ -107,7 +107,7 @@ enum ScanCommand: Subcommand {
             switch received {
             case let .signal(n): signal = n
             case let .event(bytes): try feed { now throws(ControllerFailure) in try scan.receive(bytes, at: now) }
-            case .timedOut: break
+            case .timedOut, .command: break
             }
             try feed { now in scan.tick(at: now) }
             if let end, ctx.monotonicMilliseconds() >= end { break }

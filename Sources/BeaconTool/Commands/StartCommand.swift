@@ -1,56 +1,52 @@
 import BeaconKit
 
-/// `beacon-tx start`: advertise one iBeacon, or print the plan with `--dry-run`.
+/// `beacon-tx start`: advertise one or many iBeacons, or print the plan with `--dry-run`.
 enum StartCommand: Subcommand {
     static let name = "start"
-    static let summary = "advertise an iBeacon (or print the exact HCI commands with --dry-run)"
-    static let usage = "beacon-tx start (--uuid UUID --major N --minor N | --config FILE) [options]"
+    static let summary = "advertise iBeacons and keep them on air (or print the exact HCI commands with --dry-run)"
+    static let usage = "beacon-tx start (--uuid UUID --major N --minor N | --beacon UUID:MAJOR:MINOR[:POWER]... | --config FILE) [options]"
+    /// The settings `start` takes as flags (the same table as the config keys).
+    static let settings: [Setting] = Setting.topLevel
     static let options: [OptionSpec] = [
         .value("--uuid", "UUID", "proximity UUID, with or without dashes, any case"),
         .value("--major", "N", "major, 0–65535"),
         .value("--minor", "N", "minor, 0–65535"),
         .value("--power", "dBm", "measured power (RSSI at 1 m), -127–20 (default -59)"),
         .value("--identifier", "NAME", "region identifier (shown in output, not advertised)"),
-        .value("--interval", "ms", "advertising interval, 20–10240 ms, rounded to 0.625 ms (default 100)"),
-        .flag("--connectable", "advertise ADV_IND instead of ADV_NONCONN_IND"),
-        .flag("--non-connectable", "advertise ADV_NONCONN_IND (overrides the config file)"),
-        .value("--tx-power", "dBm", "requested tx power, -127–20 (extended advertising only; default: no preference)"),
-        .value("--device", "hciN", "controller (default: the first LE controller; hci0 in dry runs)"),
-        .path("--config", "FILE", "JSON config file (- reads stdin); flags override its values"),
-        .value("--controller", "FAMILY", "auto, legacy or extended (default auto: extended when supported)",
-               choices: ["auto", "legacy", "extended"]),
-        .value("--advertising-set", "N", "extended advertising set (handle) to use, 0–239 (default 0)"),
+        .value("--beacon", "UUID:MAJOR:MINOR[:POWER]", "one beacon of many (repeatable); replaces the config's beacons", repeatable: true),
+        .path("--config", "FILE", "JSON config file (- reads stdin); flags override its values; SIGHUP re-reads it"),
+    ] + settings.flatMap(\.options) + [
         .flag("--dry-run", "print the plan, open no socket"),
         .value("--format", "FORMAT", "dry-run output: text, hex, hcitool or btsnoop (default text)",
                choices: ["text", "hex", "hcitool", "btsnoop"]),
         .path("--output", "FILE", "write the dry-run output to FILE, a regular file (- is stdout)"),
-        .flag("--detach", "exit once advertising is on, leave the controller advertising"),
+        .flag("--detach", "exit once advertising is on (no re-arm, no reload: nothing watches the beacons)"),
         .flag("--reset", "reset the controller (HCIDEVRESET) before starting"),
-        .value("--timeout", "ms", "wait this long for each controller answer, 100–60000 (default 2000)"),
         .flag("--verbose", "log every HCI command and event (btmon style) on stderr"),
     ]
     static let examples = [
         "beacon-tx start --uuid E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 --major 1 --minor 2 --dry-run",
         "beacon-tx start --config Config/kiosk.json --dry-run --format hcitool",
+        "beacon-tx start --beacon E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:1 --beacon E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:2 --dry-run",
         "beacon-tx start --config Config/kiosk.json --dry-run --format btsnoop --output plan.btsnoop && btmon -r plan.btsnoop",
-        "sudo beacon-tx start --config Config/kiosk.json            # foreground; Ctrl-C stops advertising",
+        "sudo beacon-tx start --config /etc/beacon-tx/kiosk.json   # foreground: re-arms after resets; SIGHUP reloads; Ctrl-C stops",
         "sudo beacon-tx start --uuid e2c56db5dffb48d2b060d0f5a71096e0 --major 7 --minor 42 --detach",
     ]
 
     enum Format: String { case text, hex, hcitool, btsnoop }
 
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
-        let settings = try settings(from: a, ctx)
-        guard let entry = settings.beacon else {
-            throw .usage("no beacon: give --uuid, --major and --minor, or --config FILE with one beacon")
+        let s = try settings(from: a, ctx)
+        guard !s.beacons.isEmpty else {
+            throw .usage("no beacon: give --uuid, --major and --minor, --beacon UUID:MAJOR:MINOR, or --config FILE")
         }
         if a.has("--dry-run") {
-            return try dryRun(entry, settings, a, ctx)
+            return try dryRun(s, a, ctx)
         }
         for dryOnly in ["--format", "--output"] where a.has(dryOnly) {
             throw .usage("\(dryOnly) only applies with --dry-run")
         }
-        return try live(entry, settings, detach: a.has("--detach"), reset: a.has("--reset"), verbose: a.has("--verbose"), ctx)
+        return try live(s, a, ctx)
     }
 
     /// defaults < config file < flags.
@@ -60,63 +56,83 @@ enum StartCommand: Subcommand {
         if let path = a.path("--config") {
             requestedInterval = try ConfigFile.load(path, into: &s)
         }
-        try s.applyDeviceFlags(a)
-        if let t = a.value("--interval") {
-            let ms = try Validate.number("--interval", t, AdvertisingInterval.minimumMilliseconds...AdvertisingInterval.maximumMilliseconds, unit: "ms")
-            s.interval = AdvertisingInterval(milliseconds: ms) ?? s.interval
-            requestedInterval = ms
-        }
-        if a.has("--connectable") && a.has("--non-connectable") { throw .usage("--connectable and --non-connectable exclude each other") }
-        if a.has("--connectable") { s.connectable = true }
-        if a.has("--non-connectable") { s.connectable = false }
-        if let t = a.value("--tx-power") { s.txPower = Int8(try Validate.integer("--tx-power", t, AdvertisingOptions.txPowerRange)) }
-        if let c = a.value("--controller") {
-            s.controller = try Validate.choice("--controller", c, [("auto", nil), ("legacy", .legacy), ("extended", .extended)] as [(String, AdvertisingFamily?)])
-        }
-
-        let uuid = try a.value("--uuid").map { (t: String) throws(CLIError) in try Validate.uuid("--uuid", t) }
-        let major = try a.value("--major").map { (t: String) throws(CLIError) in UInt16(try Validate.integer("--major", t, 0...65535)) }
-        let minor = try a.value("--minor").map { (t: String) throws(CLIError) in UInt16(try Validate.integer("--minor", t, 0...65535)) }
-        let identifier = try a.value("--identifier").map { (t: String) throws(CLIError) in try Validate.identifier("--identifier", t) }
-        let power = try a.value("--power").map { (t: String) throws(CLIError) in Int8(try Validate.integer("--power", t, Settings.measuredPowerRange)) }
-        if var b = s.beacon {
-            b.uuid = uuid ?? b.uuid
-            b.major = major ?? b.major
-            b.minor = minor ?? b.minor
-            b.measuredPower = power ?? b.measuredPower
-            b.identifier = identifier ?? b.identifier
-            s.beacon = b
-        } else if uuid != nil || major != nil || minor != nil {
-            guard let uuid else { throw .usage("--uuid is required with --major/--minor (or use --config FILE)") }
-            guard let major else { throw .usage("--major is required (0–65535)") }
-            guard let minor else { throw .usage("--minor is required (0–65535)") }
-            s.beacon = BeaconEntry(identifier: identifier, uuid: uuid, major: major, minor: minor,
-                                   measuredPower: power ?? Settings.defaultMeasuredPower)
-        } else if power != nil || a.has("--identifier") {
-            throw .usage("--power/--identifier need a beacon: give --uuid, --major and --minor, or --config FILE")
-        }
+        try s.apply(settings, from: a)
+        if let t = a.value(Setting.interval) { requestedInterval = Double(t.trimmingCharacters()) }
+        try applyBeaconFlags(a, to: &s)
         if let ms = requestedInterval, ms != s.interval.milliseconds {
             ctx.note("interval \(JSON.format(ms)) ms rounded to \(s.interval.text) (units of 0.625 ms)")
         }
         return s
     }
 
+    /// `--beacon` replaces the list; `--uuid/--major/--minor/--power/--identifier` make or change the one beacon.
+    static func applyBeaconFlags(_ a: ParsedArguments, to s: inout Settings) throws(CLIError) {
+        let list = a.all("--beacon")
+        if !list.isEmpty {
+            for single in ["--uuid", "--major", "--minor", "--power", "--identifier"] where a.has(single) {
+                throw .usage("\(single) and --beacon exclude each other (give the power as --beacon UUID:MAJOR:MINOR:POWER)")
+            }
+            var entries: [BeaconEntry] = []
+            for text in list { entries.append(try beaconFlag(text)) }
+            s.beacons = entries
+            return
+        }
+        let uuid = try a.value("--uuid").map { (t: String) throws(CLIError) in try Validate.uuid("--uuid", t) }
+        let major = try a.value("--major").map { (t: String) throws(CLIError) in UInt16(try Validate.integer("--major", t, 0...65535)) }
+        let minor = try a.value("--minor").map { (t: String) throws(CLIError) in UInt16(try Validate.integer("--minor", t, 0...65535)) }
+        let power = try a.value("--power").map { (t: String) throws(CLIError) in Int8(try Validate.integer("--power", t, Setting.measuredPowerRange)) }
+        let identifier = try a.value("--identifier").map { (t: String) throws(CLIError) in try Validate.identifier("--identifier", t) }
+        let anyBeaconFlag = uuid != nil || major != nil || minor != nil || power != nil || a.has("--identifier")
+        if s.beacons.count > 1, anyBeaconFlag {
+            throw .usage("--uuid/--major/--minor/--power/--identifier change the one beacon, but the config lists \(s.beacons.count); use --beacon to replace the list")
+        }
+        if var b = s.beacons.first {
+            b.uuid = uuid ?? b.uuid
+            b.major = major ?? b.major
+            b.minor = minor ?? b.minor
+            b.measuredPower = power ?? b.measuredPower
+            b.identifier = identifier ?? b.identifier
+            s.beacons = [b]
+        } else if uuid != nil || major != nil || minor != nil {
+            guard let uuid else { throw .usage("--uuid is required with --major/--minor (or use --config FILE)") }
+            guard let major else { throw .usage("--major is required (0–65535)") }
+            guard let minor else { throw .usage("--minor is required (0–65535)") }
+            s.beacons = [BeaconEntry(identifier: identifier, uuid: uuid, major: major, minor: minor,
+                                     measuredPower: power ?? Settings.defaultMeasuredPower)]
+        } else if anyBeaconFlag {
+            throw .usage("--power/--identifier need a beacon: give --uuid, --major and --minor, or --config FILE")
+        }
+    }
+
+    /// `UUID:MAJOR:MINOR[:POWER]`.
+    static func beaconFlag(_ text: String) throws(CLIError) -> BeaconEntry {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3 || parts.count == 4 else {
+            throw .usage("--beacon: '\(text)' is not UUID:MAJOR:MINOR or UUID:MAJOR:MINOR:POWER")
+        }
+        let uuid = try Validate.uuid("--beacon UUID", parts[0])
+        let major = UInt16(try Validate.integer("--beacon MAJOR", parts[1], 0...65535))
+        let minor = UInt16(try Validate.integer("--beacon MINOR", parts[2], 0...65535))
+        let power = parts.count == 4 ? Int8(try Validate.integer("--beacon POWER", parts[3], Setting.measuredPowerRange)) : Settings.defaultMeasuredPower
+        return BeaconEntry(uuid: uuid, major: major, minor: minor, measuredPower: power)
+    }
+
     // MARK: dry run
 
-    static func dryRun(_ entry: BeaconEntry, _ s: Settings, _ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
+    static func dryRun(_ s: Settings, _ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         for liveOnly in ["--detach", "--reset", "--verbose"] where a.has(liveOnly) {
             throw .usage("\(liveOnly) does nothing with --dry-run")
         }
         let format = try Validate.choice("--format", a.value("--format") ?? "text",
                                          [("text", Format.text), ("hex", .hex), ("hcitool", .hcitool), ("btsnoop", .btsnoop)])
-        let family = s.controller ?? .legacy
-        let plan = AdvertisingPlan(beacon: entry.beacon, options: s.advertisingOptions, family: family)
+        let plan: KioskPlan
+        do { plan = try KioskPlan(s.kiosk, family: s.controller ?? .legacy) } catch { throw CLIError(.usage, error.description) }
         let device = s.deviceName ?? "hci0"
         let output: [UInt8]
         switch format {
-        case .text: output = Array(DryRun.text(entry, s, plan, device: device).utf8)
+        case .text: output = Array(DryRun.text(s, plan, device: device).utf8)
         case .hex: output = Array(DryRun.hex(plan).utf8)
-        case .hcitool: output = Array(DryRun.hcitool(entry, plan, device: device).utf8)
+        case .hcitool: output = Array(DryRun.hcitool(s, plan, device: device).utf8)
         case .btsnoop: output = DryRun.btsnoop(plan)
         }
         if let path = a.path("--output"), !FileIO.isStdout(path) {
@@ -132,45 +148,62 @@ enum StartCommand: Subcommand {
 
     // MARK: live
 
-    static func live(_ entry: BeaconEntry, _ s: Settings, detach: Bool, reset: Bool, verbose: Bool, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
+    static func live(_ s: Settings, _ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
+        let detach = a.has("--detach")
         let session = try DeviceSession.open(
-            .init(device: s.device, reset: reset, timeoutMilliseconds: s.timeoutMilliseconds, verbose: verbose, watchSignals: !detach), ctx)
+            .init(device: s.device, reset: a.has("--reset"), timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose"),
+                  watchSignals: !detach), ctx)
         if let signal = session.runner.pendingSignal {
             ctx.note("signal \(signal) before advertising started on \(session.name); nothing was changed")
             return .success
         }
         let family: AdvertisingFamily
         do { family = try Advertiser.chooseFamily(s.controller, session.caps, device: session.name) } catch { throw CLIError(error) }
-        if family == .legacy, let tx = s.txPower {
-            ctx.note("--tx-power \(tx) dBm is ignored: legacy advertising commands carry no tx power")
+        notes(s, family: family, session, ctx)
+        var caps = session.caps
+        if family == .extended, s.beacons.count > 1 {
+            // The number of sets decides between one set per beacon and rotation (an extended command:
+            // sent only once the extended family is chosen).
+            do { try Advertiser.readAdvertisingSetLimits(session.runner, into: &caps) } catch { throw CLIError(error) }
         }
-        if family == .legacy, !s.connectable, s.interval.units < AdvertisingInterval.standard.units, session.caps.version.hciVersion < 9 {
-            ctx.note("\(session.name) is Bluetooth \(session.caps.version.coreVersion): before 5.0, non-connectable advertising needs an interval of at least 100 ms; the controller may refuse \(s.interval.text)")
-        }
-        let beacon = entry.beacon
-        let plan: AdvertisingPlan
-        do {
-            plan = try Advertiser.start(session.runner, plan: { AdvertisingPlan(beacon: beacon, options: s.advertisingOptions, family: $0) },
-                                        family: family, caps: session.caps, device: session.name, log: ctx.note)
-        } catch { throw CLIError(error) }
-        let name = entry.identifier.map { "\($0) " } ?? ""
-        ctx.note("advertising \(name)\(beacon.uuid) major \(beacon.major) minor \(beacon.minor) power \(beacon.measuredPower) dBm on \(session.name) (\(plan.family) commands, \(s.interval.text), \(s.connectable ? "connectable" : "non-connectable"))")
+        var configuration = s.kiosk
+        configuration.family = family == s.controller ? family : (s.controller == nil ? nil : family)
+        let kiosk = AdvertisingSession(configuration: configuration, caps: caps, device: session.name, deviceID: session.info.id,
+                                       runner: session.runner, now: ctx.monotonicMilliseconds, log: ctx.note)
+        do { try kiosk.start() } catch { throw CLIError(error, device: session.name) }
+        ctx.note(onAirText(kiosk, s))
         if detach {
-            let set = plan.family == .extended && s.advertisingSet != 0 ? " --advertising-set \(s.advertisingSet)" : ""
-            ctx.note("detached; the controller keeps advertising until 'beacon-tx stop --device \(session.name)\(set)'")
+            let setHint = kiosk.plan.map { $0.family == .extended && s.advertisingSet != nil ? " --advertising-set \(s.advertisingSet ?? 0)" : "" } ?? ""
+            ctx.note("detached; the controller keeps advertising until 'beacon-tx stop --device \(session.name)\(setHint)' (nothing re-arms or reloads detached beacons)")
             return .success
         }
-        ctx.note("press Ctrl-C (or send SIGTERM) to stop")
-        let service = ServiceReporter(ctx, device: session.name)
-        service.onAir(family: plan.family, beacons: [entry], sets: plan.family == .extended ? [s.advertisingSet] : [])
-        let signal: Int32
-        do { signal = try session.waitForSignal(watchdog: service.watchdog) } catch { service.failed(error.message); throw error }
-        service.stopping()
-        defer { service.stopped() }
-        do {
-            for step in plan.stop { try session.runner.run(step) }
-        } catch { throw CLIError(error) }
-        ctx.note("signal \(signal): advertising stopped on \(session.name)")
-        return .success
+        return try KioskLoop(session: session, kiosk: kiosk, settings: s, arguments: a, ctx: ctx).run()
+    }
+
+    /// The notes of a live start that do not depend on the plan.
+    static func notes(_ s: Settings, family: AdvertisingFamily, _ session: DeviceSession, _ ctx: ToolContext) {
+        if family == .legacy, s.beacons.contains(where: { (($0.txPower ?? s.txPower) != nil) }) {
+            ctx.note("--tx-power is ignored: legacy advertising commands carry no tx power")
+        }
+        let fastest = s.beacons.map { ($0.interval ?? s.interval).units }.min() ?? s.interval.units
+        if family == .legacy, !s.connectable, fastest < AdvertisingInterval.standard.units, session.caps.version.hciVersion < 9 {
+            ctx.note("\(session.name) is Bluetooth \(session.caps.version.coreVersion): before 5.0, non-connectable advertising needs an interval of at least 100 ms; the controller may refuse \(AdvertisingInterval(units: fastest)?.text ?? "it")")
+        }
+    }
+
+    /// `advertising kiosk-lobby E2C5… major 1 minor 2 power -59 dBm on hci0 (extended commands, set 239, …)`.
+    static func onAirText(_ kiosk: AdvertisingSession, _ s: Settings) -> String {
+        guard let plan = kiosk.plan else { return "nothing on air" }
+        let placement: String
+        switch plan.layout {
+        case let .sets(handles):
+            placement = handles.count == 1 ? "set \(handles[0])" : "sets " + handles.map(String.init).joined(separator: ", ")
+        case let .rotation(handle):
+            placement = s.beacons.count > 1
+                ? "rotating every \(s.rotationMilliseconds) ms" + (plan.family == .extended ? " on set \(handle)" : "")
+                : (plan.family == .extended ? "set \(handle)" : "legacy")
+        }
+        let what = s.beacons.count == 1 ? s.beacons[0].summary : "\(s.beacons.count) beacons"
+        return "advertising \(what) on \(kiosk.device) (\(plan.family) commands, \(placement), \(s.interval.text), \(s.connectable ? "connectable" : "non-connectable"))"
     }
 }

@@ -7,8 +7,8 @@ enum StopCommand: Subcommand {
     static let usage = "beacon-tx stop [--device hciN] [options]"
     static let options: [OptionSpec] = [
         .value("--device", "hciN", "controller (default: the first LE controller)"),
-        .path("--config", "FILE", "take the device from this config file (- reads stdin)"),
-        .value("--advertising-set", "N", "the extended advertising set start used, 0–239 (default 0)"),
+        .path("--config", "FILE", "take the device and the beacons' sets from this config file (- reads stdin)"),
+        .value("--advertising-set", "N", "the first extended advertising set start used, 0–239 (default: start's own choice, 239 downwards)"),
         .value("--timeout", "ms", "wait this long for each controller answer, 100–60000 (default 2000)"),
         .flag("--verbose", "log every HCI command and event (btmon style) on stderr"),
     ]
@@ -17,10 +17,20 @@ enum StopCommand: Subcommand {
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         var s = Settings()
         if let path = a.path("--config") { _ = try ConfigFile.load(path, into: &s) }
-        try s.applyDeviceFlags(a)
+        try s.apply(Setting.deviceSettings + [.advertisingSet], from: a)
         let session = try DeviceSession.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose")), ctx)
-        do { try Advertiser.stopActive(session.runner, caps: session.caps, advertisingHandle: s.advertisingSet) } catch { throw CLIError(error) }
+        do { try Advertiser.stopActive(session.runner, caps: session.caps, advertisingHandles: handles(s)) } catch { throw CLIError(error) }
         ctx.note("advertising is off on \(session.name)")
         return .success
+    }
+
+    /// The sets `start` would own: one per beacon of the config; without a config, the first
+    /// `setsChecked` handles of start's choice (a detached start may have listed several beacons).
+    static let setsChecked = 4
+
+    static func handles(_ s: Settings) -> [UInt8] {
+        let configuration = s.kiosk
+        let count = s.beacons.isEmpty ? (s.advertisingSet == nil ? setsChecked : 1) : s.beacons.count
+        return (0..<count).compactMap(configuration.handle(forBeaconAt:))
     }
 }

@@ -1,12 +1,14 @@
 import BeaconKit
 
-/// Config files: JSON with comments allowed. Keys (all optional):
-/// `device`, `interval` (ms), `connectable`, `txPower` (dBm or null), `controller`
-/// (auto|legacy|extended), `timeout` (ms), `advertisingSet` (0–239), `beacons` (a list of exactly one
-/// {identifier, uuid, major, minor, measuredPower}).
+/// Config files: JSON with comments allowed. The top-level keys are the `Setting.topLevel` table
+/// (`device`, `interval`, `connectable`, `txPower`, `controller`, `timeout`, `advertisingSet`,
+/// `rotation`) plus `beacons`: a list of 1 to N {identifier, uuid, major, minor, measuredPower}, each
+/// optionally overriding `interval`, `connectable` and `txPower`. `null` means "the default" for every
+/// optional key (for a beacon's override: the top-level value).
 enum ConfigFile {
-    static let topLevelKeys = ["device", "interval", "connectable", "txPower", "controller", "timeout", "advertisingSet", "beacons"]
-    static let beaconKeys = ["identifier", "uuid", "major", "minor", "measuredPower"]
+    static var topLevelKeys: [String] { Setting.topLevel.map(\.key) + ["beacons"] }
+    static let beaconOverrides: [Setting] = [.interval, .connectable, .txPower]
+    static var beaconKeys: [String] { ["identifier", "uuid", "major", "minor", "measuredPower"] + beaconOverrides.map(\.key) }
 
     /// Reads `path` and applies its values over `settings` (file over defaults).
     /// Returns the requested interval in ms when the file set one.
@@ -22,40 +24,22 @@ enum ConfigFile {
 
     static func apply(_ json: JSON, into s: inout Settings, prefix: String) throws(CLIError) -> Double? {
         guard case let .object(pairs) = json else { throw .data("\(prefix): the top level must be an object, found \(json.kind)") }
-        func fail(_ key: String, _ message: String) -> CLIError { .data("\(prefix): \(key): \(message)") }
         var requestedInterval: Double?
         for (key, value) in pairs {
-            switch key {
-            case "device":
-                s.device = try Validate.device("\(prefix): device", try string(value, key, prefix), code: .dataError)
-            case "interval":
-                let ms = try Validate.number("\(prefix): interval", try number(value, key, prefix),
-                                             AdvertisingInterval.minimumMilliseconds...AdvertisingInterval.maximumMilliseconds, unit: "ms")
-                s.interval = AdvertisingInterval(milliseconds: ms) ?? s.interval
-                requestedInterval = ms
-            case "connectable":
-                guard case let .bool(b) = value else { throw fail(key, "expected true or false, found \(value.kind)") }
-                s.connectable = b
-            case "txPower":
-                if value == .null { s.txPower = nil; continue }
-                s.txPower = Int8(try Validate.integer("\(prefix): txPower", try number(value, key, prefix), AdvertisingOptions.txPowerRange))
-            case "controller":
-                s.controller = try Validate.choice("\(prefix): controller", try string(value, key, prefix),
-                                                   [("auto", nil), ("legacy", .legacy), ("extended", .extended)] as [(String, AdvertisingFamily?)],
-                                                   code: .dataError)
-            case "timeout":
-                s.timeoutMilliseconds = try Validate.integer("\(prefix): timeout", try number(value, key, prefix), Settings.timeoutRange)
-            case "advertisingSet":
-                s.advertisingSet = UInt8(try Validate.integer("\(prefix): advertisingSet", try number(value, key, prefix), Settings.advertisingSetRange))
-            case "beacons":
-                guard case let .array(items) = value else { throw fail(key, "expected a list of beacons, found \(value.kind)") }
-                guard items.count == 1 else {
-                    throw fail(key, "\(items.count) beacons listed; this version advertises exactly one beacon (list one)")
-                }
-                s.beacon = try beacon(items[0], prefix: "\(prefix): beacons[0]")
-            default:
+            if key == "beacons" {
+                guard case let .array(items) = value else { throw .data("\(prefix): beacons: expected a list of beacons, found \(value.kind)") }
+                guard !items.isEmpty else { throw .data("\(prefix): beacons: the list is empty (list 1 or more beacons)") }
+                var entries: [BeaconEntry] = []
+                for (i, item) in items.enumerated() { entries.append(try beacon(item, prefix: "\(prefix): beacons[\(i)]")) }
+                s.beacons = entries
+                continue
+            }
+            guard let setting = Setting.topLevel.first(where: { $0.key == key }) else {
                 throw .data("\(prefix): unknown key \"\(Quote.escaped(key))\" (accepted: \(topLevelKeys.joined(separator: ", ")))")
             }
+            let v = try setting.value(json: value, field: "\(prefix): \(key)")
+            if setting.key == Setting.interval.key { requestedInterval = v.double }
+            try setting.apply(&s, v)
         }
         return requestedInterval
     }
@@ -66,34 +50,40 @@ enum ConfigFile {
             throw .data("\(prefix): unknown key \"\(Quote.escaped(key))\" (accepted: \(beaconKeys.joined(separator: ", ")))")
         }
         func required(_ key: String) throws(CLIError) -> JSON {
-            guard let v = json[key] else { throw .data("\(prefix).\(key): missing (required)") }
+            guard let v = json[key], v != .null else { throw .data("\(prefix).\(key): missing (required)") }
             return v
         }
         var identifier: String?
         if let v = json["identifier"], v != .null {
-            identifier = try Validate.identifier("\(prefix).identifier", try string(v, "identifier", prefix + "."), code: .dataError)
+            identifier = try Validate.identifier("\(prefix).identifier", try string(v, "\(prefix).identifier"), code: .dataError)
         }
-        let uuid = try Validate.uuid("\(prefix).uuid", try string(try required("uuid"), "uuid", prefix + "."), code: .dataError)
-        let major = try Validate.integer("\(prefix).major", try number(try required("major"), "major", prefix + "."), 0...65535)
-        let minor = try Validate.integer("\(prefix).minor", try number(try required("minor"), "minor", prefix + "."), 0...65535)
+        let uuid = try Validate.uuid("\(prefix).uuid", try string(try required("uuid"), "\(prefix).uuid"), code: .dataError)
+        let major = try Validate.integer("\(prefix).major", try number(try required("major"), "\(prefix).major"), 0...65535)
+        let minor = try Validate.integer("\(prefix).minor", try number(try required("minor"), "\(prefix).minor"), 0...65535)
         var power = Int(Settings.defaultMeasuredPower)
-        if let v = json["measuredPower"] {
-            power = try Validate.integer("\(prefix).measuredPower", try number(v, "measuredPower", prefix + "."), Settings.measuredPowerRange)
+        if let v = json["measuredPower"], v != .null {
+            power = try Validate.integer("\(prefix).measuredPower", try number(v, "\(prefix).measuredPower"), Setting.measuredPowerRange)
         }
-        return BeaconEntry(identifier: identifier, uuid: uuid, major: UInt16(major), minor: UInt16(minor), measuredPower: Int8(power))
+        var entry = BeaconEntry(identifier: identifier, uuid: uuid, major: UInt16(major), minor: UInt16(minor), measuredPower: Int8(power))
+        for setting in beaconOverrides {
+            guard let v = json[setting.key] else { continue }
+            switch try setting.value(json: v, field: "\(prefix).\(setting.key)") {
+            case let .number(ms) where setting.key == Setting.interval.key: entry.interval = AdvertisingInterval(milliseconds: ms)
+            case let .bool(b): entry.connectable = b
+            case let .integer(n): entry.txPower = Int8(clamping: n)
+            default: break  // null: the top-level value
+            }
+        }
+        return entry
     }
 
-    private static func string(_ v: JSON, _ key: String, _ prefix: String) throws(CLIError) -> String {
-        guard case let .string(s) = v else { throw .data("\(join(prefix, key)): expected a string, found \(v.kind)") }
+    private static func string(_ v: JSON, _ field: String) throws(CLIError) -> String {
+        guard case let .string(s) = v else { throw .data("\(field): expected a string, found \(v.kind)") }
         return s
     }
 
-    private static func number(_ v: JSON, _ key: String, _ prefix: String) throws(CLIError) -> Double {
-        guard case let .number(n) = v else { throw .data("\(join(prefix, key)): expected a number, found \(v.kind)") }
+    private static func number(_ v: JSON, _ field: String) throws(CLIError) -> Double {
+        guard case let .number(n) = v else { throw .data("\(field): expected a number, found \(v.kind)") }
         return n
-    }
-
-    private static func join(_ prefix: String, _ key: String) -> String {
-        prefix.hasSuffix(".") ? prefix + key : "\(prefix): \(key)"
     }
 }

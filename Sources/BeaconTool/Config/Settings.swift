@@ -1,20 +1,44 @@
 import BeaconKit
 
-/// One beacon as configured: the region plus CoreLocation's identifier.
+/// One beacon as configured: the region, CoreLocation's identifier, and per-beacon overrides of the
+/// top-level interval, connectability and tx power (nil = the top-level value).
 struct BeaconEntry: Equatable, Sendable {
     var identifier: String?
     var uuid: ProximityUUID
     var major: UInt16
     var minor: UInt16
     var measuredPower: Int8
+    var interval: AdvertisingInterval?
+    var connectable: Bool?
+    var txPower: Int8?
+
+    init(identifier: String? = nil, uuid: ProximityUUID, major: UInt16, minor: UInt16, measuredPower: Int8 = Settings.defaultMeasuredPower,
+         interval: AdvertisingInterval? = nil, connectable: Bool? = nil, txPower: Int8? = nil) {
+        self.identifier = identifier
+        self.uuid = uuid
+        self.major = major
+        self.minor = minor
+        self.measuredPower = measuredPower
+        self.interval = interval
+        self.connectable = connectable
+        self.txPower = txPower
+    }
 
     var beacon: IBeacon { IBeacon(uuid: uuid, major: major, minor: minor, measuredPower: measuredPower, identifier: identifier) }
+
+    /// `E2C56DB5-… major 1 minor 2 power -59 dBm`, with the identifier first when there is one.
+    var summary: String {
+        (identifier.map { $0 + " " } ?? "") + "\(uuid) major \(major) minor \(minor) power \(measuredPower) dBm"
+    }
 
     var json: JSON {
         var pairs: [(String, JSON)] = []
         if let identifier { pairs.append(("identifier", .string(identifier))) }
         pairs += [("uuid", .string(uuid.description)), ("major", .number(Double(major))),
                   ("minor", .number(Double(minor))), ("measuredPower", .number(Double(measuredPower)))]
+        if let interval { pairs.append(("interval", .number(interval.milliseconds))) }
+        if let connectable { pairs.append(("connectable", .bool(connectable))) }
+        if let txPower { pairs.append(("txPower", .number(Double(txPower)))) }
         return .object(pairs)
     }
 }
@@ -22,10 +46,7 @@ struct BeaconEntry: Equatable, Sendable {
 /// The effective settings of `start`: defaults, then the config file, then flags.
 struct Settings: Equatable, Sendable {
     static let defaultMeasuredPower: Int8 = -59
-    static let measuredPowerRange = -127...20
     static let defaultTimeoutMilliseconds = 2000
-    static let timeoutRange = 100...60000
-    static let advertisingSetRange = 0...0xEF
 
     var device: UInt16?
     var interval = AdvertisingInterval.standard
@@ -34,37 +55,198 @@ struct Settings: Equatable, Sendable {
     /// nil = auto (probe).
     var controller: AdvertisingFamily?
     var timeoutMilliseconds = defaultTimeoutMilliseconds
-    /// The extended advertising set beacon-tx owns (Advertising_Handle 0x00–0xEF). The kernel uses
-    /// handle 0 for its own default advertising and 1… for mgmt instances.
-    var advertisingSet: UInt8 = 0
-    var beacon: BeaconEntry?
+    /// The first extended advertising set (handle) beacon-tx owns; nil = picked by beacon-tx (0xEF
+    /// downwards, clear of the kernel's handle 0 and mgmt instances 1…).
+    var advertisingSet: UInt8?
+    /// Dwell per beacon when several beacons share one advertising instance.
+    var rotationMilliseconds = KioskConfiguration.defaultRotationMilliseconds
+    var beacons: [BeaconEntry] = []
 
     var deviceName: String? { device.map(HCIDeviceInfo.name(of:)) }
 
-    var advertisingOptions: AdvertisingOptions {
-        AdvertisingOptions(interval: interval, connectable: connectable, txPower: txPower, advertisingHandle: advertisingSet)
+    /// Beacon `entry` with the top-level values where it has no override.
+    func advertisement(_ entry: BeaconEntry) -> BeaconAdvertisement {
+        BeaconAdvertisement(beacon: entry.beacon, options: AdvertisingOptions(
+            interval: entry.interval ?? interval, connectable: entry.connectable ?? connectable, txPower: entry.txPower ?? txPower))
+    }
+
+    var kiosk: KioskConfiguration {
+        KioskConfiguration(beacons: beacons.map(advertisement), family: controller, firstHandle: advertisingSet,
+                           rotationMilliseconds: rotationMilliseconds)
     }
 
     var json: JSON {
-        .object([
-            ("device", deviceName.map(JSON.string) ?? .null),
-            ("interval", .number(interval.milliseconds)),
-            ("intervalUnits", .number(Double(interval.units))),
-            ("connectable", .bool(connectable)),
-            ("txPower", txPower.map { .number(Double($0)) } ?? .null),
-            ("controller", .string(controller?.rawValue ?? "auto")),
-            ("timeout", .number(Double(timeoutMilliseconds))),
-            ("advertisingSet", .number(Double(advertisingSet))),
-            ("beacons", .array(beacon.map { [$0.json] } ?? [])),
-        ])
+        .object(Setting.topLevel.map { ($0.key, $0.read(self)) } + [("beacons", .array(beacons.map(\.json)))])
     }
 
-    /// `--device`, `--timeout` and `--advertising-set`, where the command takes them (flags over file).
-    mutating func applyDeviceFlags(_ a: ParsedArguments) throws(CLIError) {
-        if let d = a.value("--device") { device = try Validate.device("--device", d) }
-        if let t = a.value("--timeout") { timeoutMilliseconds = try Validate.integer("--timeout", t, Self.timeoutRange) }
-        if let t = a.value("--advertising-set") {
-            advertisingSet = UInt8(try Validate.integer("--advertising-set", t, Self.advertisingSetRange))
+    /// Applies the flags of `settings` that `a` carries (flags over file).
+    mutating func apply(_ settings: [Setting], from a: ParsedArguments) throws(CLIError) {
+        for s in settings {
+            if let text = a.value(s) { try s.apply(&self, try s.value(flag: text)) }
+            if let negative = s.negativeFlag, a.has(negative) {
+                if a.has(s.flag) { throw .usage("\(s.flag) and \(negative) exclude each other") }
+                try s.apply(&self, .bool(false))
+            }
         }
     }
+}
+
+/// A setting's value, read from a flag or a config key and already checked against its range.
+enum SettingValue: Equatable, Sendable {
+    case integer(Int)
+    case number(Double)
+    case bool(Bool)
+    case text(String)
+    /// JSON `null` or the flag value `default`: back to the built-in default.
+    case byDefault
+}
+
+/// One setting, declared once: its config key, its flag, its value type and range, its help text,
+/// how it applies and how `dump-config` reads it back. The flag parser, the config reader, `--help`
+/// and `dump-config` all read this table.
+struct Setting: Sendable {
+    enum Kind: Sendable {
+        case integer(ClosedRange<Int>, unit: String)
+        /// Milliseconds or dBm with a fraction allowed.
+        case number(ClosedRange<Double>, unit: String)
+        case bool
+        case choice([String])
+        case device
+    }
+
+    let key: String
+    let flag: String
+    /// `--non-connectable` for `--connectable`.
+    var negativeFlag: String?
+    let placeholder: String
+    let help: String
+    let kind: Kind
+    let apply: @Sendable (inout Settings, SettingValue) throws(CLIError) -> Void
+    let read: @Sendable (Settings) -> JSON
+
+    /// `100–60000 ms`.
+    var rangeText: String {
+        switch kind {
+        case let .integer(r, unit): return Validate.rangeText(r) + (unit.isEmpty ? "" : " " + unit)
+        case let .number(r, unit): return Validate.rangeText(r, unit)
+        case .bool: return "true or false"
+        case let .choice(c): return c.joined(separator: ", ")
+        case .device: return "hci0–hci65534"
+        }
+    }
+
+    func value(flag text: String) throws(CLIError) -> SettingValue {
+        if text == "default" { return .byDefault }
+        switch kind {
+        case let .integer(r, _): return .integer(try Validate.integer(flag, text, r))
+        case let .number(r, unit): return .number(try Validate.number(flag, text, r, unit: unit))
+        case .bool: return .bool(true)
+        case let .choice(c): return .text(try Validate.choice(flag, text, c.map { ($0, $0) }))
+        case .device: return .integer(Int(try Validate.device(flag, text)))
+        }
+    }
+
+    func value(json: JSON, field: String) throws(CLIError) -> SettingValue {
+        switch (kind, json) {
+        case (_, .null): return .byDefault
+        case let (.integer(r, _), .number(n)): return .integer(try Validate.integer(field, n, r))
+        case let (.number(r, unit), .number(n)): return .number(try Validate.number(field, n, r, unit: unit))
+        case let (.bool, .bool(b)): return .bool(b)
+        case let (.choice(c), .string(s)): return .text(try Validate.choice(field, s, c.map { ($0, $0) }, code: .dataError))
+        case let (.device, .string(s)): return .integer(Int(try Validate.device(field, s, code: .dataError)))
+        case (.integer, _), (.number, _): throw .data("\(field): expected a number, found \(json.kind)")
+        case (.bool, _): throw .data("\(field): expected true or false, found \(json.kind)")
+        case (.choice, _), (.device, _): throw .data("\(field): expected a string, found \(json.kind)")
+        }
+    }
+
+    var option: OptionSpec {
+        switch kind {
+        case .bool: return .flag(flag, help)
+        case let .choice(c): return .value(flag, placeholder, help, choices: c)
+        default: return .value(flag, placeholder, help)
+        }
+    }
+
+    var options: [OptionSpec] {
+        [option] + (negativeFlag.map { [.flag($0, "the opposite of \(flag) (overrides the config file)")] } ?? [])
+    }
+}
+
+extension Setting {
+    static let timeoutRange = 100...60000
+    static let advertisingSetRange = 0...Int(KioskConfiguration.maximumHandle)
+    static let intervalRange = AdvertisingInterval.minimumMilliseconds...AdvertisingInterval.maximumMilliseconds
+    static let measuredPowerRange = -127...20
+
+    static let device = Setting(
+        key: "device", flag: "--device", placeholder: "hciN", help: "controller (default: the first LE controller; hci0 in dry runs)",
+        kind: .device, apply: { s, v in s.device = v.int.map { UInt16(clamping: $0) } }, read: { s in s.deviceName.map(JSON.string) ?? .null })
+
+    static let interval = Setting(
+        key: "interval", flag: "--interval", placeholder: "ms",
+        help: "advertising interval, 20–10240 ms, rounded to 0.625 ms (default 100)",
+        kind: .number(intervalRange, unit: "ms"),
+        apply: { s, v in s.interval = v.double.flatMap(AdvertisingInterval.init(milliseconds:)) ?? .standard },
+        read: { s in .number(s.interval.milliseconds) })
+
+    static let connectable = Setting(
+        key: "connectable", flag: "--connectable", negativeFlag: "--non-connectable", placeholder: "",
+        help: "advertise ADV_IND instead of ADV_NONCONN_IND", kind: .bool,
+        apply: { s, v in s.connectable = v.bool ?? false }, read: { s in .bool(s.connectable) })
+
+    static let txPower = Setting(
+        key: "txPower", flag: "--tx-power", placeholder: "dBm",
+        help: "requested tx power, -127–20, or 'default' for no preference (extended advertising only)",
+        kind: .integer(AdvertisingOptions.txPowerRange, unit: "dBm"),
+        apply: { s, v in s.txPower = v.int.map { Int8(clamping: $0) } }, read: { s in s.txPower.map { .number(Double($0)) } ?? .null })
+
+    static let controller = Setting(
+        key: "controller", flag: "--controller", placeholder: "FAMILY",
+        help: "auto, legacy or extended (default auto: extended when supported)", kind: .choice(["auto", "legacy", "extended"]),
+        apply: { s, v in s.controller = v.text.flatMap(AdvertisingFamily.init(rawValue:)) },
+        read: { s in .string(s.controller?.rawValue ?? "auto") })
+
+    static let timeout = Setting(
+        key: "timeout", flag: "--timeout", placeholder: "ms",
+        help: "wait this long for each controller answer, 100–60000 (default 2000)", kind: .integer(timeoutRange, unit: "ms"),
+        apply: { s, v in s.timeoutMilliseconds = v.int ?? Settings.defaultTimeoutMilliseconds },
+        read: { s in .number(Double(s.timeoutMilliseconds)) })
+
+    static let advertisingSet = Setting(
+        key: "advertisingSet", flag: "--advertising-set", placeholder: "N",
+        help: "first extended advertising set (handle) to use, 0–239; beacon i gets N+i (default: 239 downwards)",
+        kind: .integer(advertisingSetRange, unit: ""),
+        apply: { s, v in s.advertisingSet = v.int.map { UInt8(clamping: $0) } },
+        read: { s in s.advertisingSet.map { .number(Double($0)) } ?? .null })
+
+    static let rotation = Setting(
+        key: "rotation", flag: "--rotation", placeholder: "ms",
+        help: "dwell per beacon when beacons share one advertising instance, 20–10000 ms (default 200)",
+        kind: .integer(KioskConfiguration.rotationRange, unit: "ms"),
+        apply: { s, v in s.rotationMilliseconds = v.int ?? KioskConfiguration.defaultRotationMilliseconds },
+        read: { s in .number(Double(s.rotationMilliseconds)) })
+
+    /// Top-level keys, in `dump-config` order (then `beacons`).
+    static let topLevel: [Setting] = [device, interval, connectable, txPower, controller, timeout, advertisingSet, rotation]
+    /// The settings `stop`, `devices` and `scan` take too.
+    static let deviceSettings: [Setting] = [device, timeout]
+}
+
+extension SettingValue {
+    var int: Int? { if case let .integer(n) = self { return n } else { return nil } }
+    var double: Double? {
+        switch self {
+        case let .number(n): return n
+        case let .integer(n): return Double(n)
+        default: return nil
+        }
+    }
+    var bool: Bool? { if case let .bool(b) = self { return b } else { return nil } }
+    var text: String? { if case let .text(t) = self { return t } else { return nil } }
+}
+
+extension ParsedArguments {
+    /// The last value of a setting's flag.
+    func value(_ setting: Setting) -> String? { value(setting.flag) }
 }

@@ -1,18 +1,20 @@
 import BeaconKit
 
-/// The four dry-run formats of a plan. Pure functions of (beacon, settings, plan) so tests can
-/// snapshot them whole.
+/// The four dry-run formats of a plan. Pure functions of (settings, plan) so tests can snapshot
+/// them whole.
 enum DryRun {
-    /// btmon-like text of the start and stop commands, with the beacon decoded.
-    static func text(_ entry: BeaconEntry, _ s: Settings, _ plan: AdvertisingPlan, device: String) -> String {
-        let b = entry.beacon
-        var lines = [
-            "beacon-tx dry run: nothing is sent",
-            "beacon:   \(entry.identifier.map { $0 + " " } ?? "")\(b.uuid) major \(b.major) minor \(b.minor) measured power \(b.measuredPower) dBm",
-            "data:     \(Hex.encode(b.advertisingData)) (\(b.advertisingData.count) bytes)",
-            "device:   \(device), \(plan.family) advertising commands, interval \(s.interval.text), \(s.connectable ? "connectable" : "non-connectable")"
-                + (s.txPower.map { ", tx power \($0) dBm" } ?? ""),
-        ]
+    /// btmon-like text of the start commands, the rotation steps and the stop commands, with the beacons decoded.
+    static func text(_ s: Settings, _ plan: KioskPlan, device: String) -> String {
+        var lines = ["beacon-tx dry run: nothing is sent"]
+        for (i, entry) in s.beacons.enumerated() {
+            let b = entry.beacon
+            let label = s.beacons.count == 1 ? "beacon:   " : "beacon \(i + 1): "
+            lines.append(label + "\(entry.identifier.map { $0 + " " } ?? "")\(b.uuid) major \(b.major) minor \(b.minor) measured power \(b.measuredPower) dBm"
+                         + overrides(entry))
+            lines.append((s.beacons.count == 1 ? "data:     " : "  data:   ") + "\(Hex.encode(b.advertisingData)) (\(b.advertisingData.count) bytes)")
+        }
+        lines.append("device:   \(device), \(plan.family) advertising commands, interval \(s.interval.text), \(s.connectable ? "connectable" : "non-connectable")"
+                     + (s.txPower.map { ", tx power \($0) dBm" } ?? "") + placement(plan, s))
         if s.controller == nil {
             lines.append("          (live start probes the controller and uses extended commands when supported; --controller extended shows them)")
         }
@@ -21,24 +23,59 @@ enum DryRun {
         }
         lines += ["", "start:"]
         for step in plan.start { lines += CommandText.describe(step.command) }
+        if !plan.rotationSteps.isEmpty {
+            lines += ["", "rotation: every \(s.rotationMilliseconds) ms the data is replaced while advertising stays enabled (each beacon on air every \(plan.configuration.rotationCycleMilliseconds) ms):"]
+            for (i, step) in plan.rotationSteps.enumerated() {
+                lines.append("  step \(i + 1) (beacon \(i + 1)):")
+                lines += CommandText.describe(step.command)
+            }
+        }
         lines += ["", "stop:"]
         for step in plan.stop { lines += CommandText.describe(step.command) }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// One H4 packet per line, lowercase, no spaces: `# start:`, the start packets, `# stop:`, the
-    /// stop packets (`beacon-tx decode -` skips the comment lines).
-    static func hex(_ plan: AdvertisingPlan) -> String {
-        "# start:\n" + plan.start.map { Hex.encode($0.command.packet) + "\n" }.joined()
-            + "# stop:\n" + plan.stop.map { Hex.encode($0.command.packet) + "\n" }.joined()
+    /// `, sets 239, 238` / `, one instance rotated every 200 ms` / nothing for one legacy beacon.
+    static func placement(_ plan: KioskPlan, _ s: Settings) -> String {
+        switch plan.layout {
+        case let .sets(handles):
+            return s.beacons.count == 1 ? "" : ", sets " + handles.map(String.init).joined(separator: ", ")
+        case .rotation:
+            return s.beacons.count == 1 ? "" : ", one instance rotated every \(s.rotationMilliseconds) ms"
+        }
+    }
+
+    static func overrides(_ e: BeaconEntry) -> String {
+        var parts: [String] = []
+        if let i = e.interval { parts.append("interval \(i.text)") }
+        if let c = e.connectable { parts.append(c ? "connectable" : "non-connectable") }
+        if let t = e.txPower { parts.append("tx power \(t) dBm") }
+        return parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")"
+    }
+
+    /// One H4 packet per line, lowercase, no spaces: `# start:`, the start packets, `# rotation:` and
+    /// its steps when beacons rotate, `# stop:`, the stop packets (`beacon-tx decode -` skips the
+    /// comment lines).
+    static func hex(_ plan: KioskPlan) -> String {
+        func lines(_ steps: [PlannedCommand]) -> String { steps.map { Hex.encode($0.command.packet) + "\n" }.joined() }
+        return "# start:\n" + lines(plan.start)
+            + (plan.rotationSteps.isEmpty ? "" : "# rotation:\n" + lines(plan.rotationSteps))
+            + "# stop:\n" + lines(plan.stop)
     }
 
     /// Lines runnable as is: `hcitool -i hci0 cmd 0x08 0x0008 1e 02 01 ...`.
-    static func hcitool(_ entry: BeaconEntry, _ plan: AdvertisingPlan, device: String) -> String {
-        let b = entry.beacon
-        var lines = ["# beacon-tx dry run: \(b.uuid) major \(b.major) minor \(b.minor) measured power \(b.measuredPower) dBm, \(plan.family) commands",
-                     "# start:"]
+    static func hcitool(_ s: Settings, _ plan: KioskPlan, device: String) -> String {
+        var lines: [String] = []
+        for entry in s.beacons {
+            let b = entry.beacon
+            lines.append("# beacon-tx dry run: \(b.uuid) major \(b.major) minor \(b.minor) measured power \(b.measuredPower) dBm, \(plan.family) commands")
+        }
+        lines.append("# start:")
         lines += plan.start.map { hcitoolLine($0.command, device: device) }
+        if !plan.rotationSteps.isEmpty {
+            lines.append("# rotation, one step every \(s.rotationMilliseconds) ms:")
+            lines += plan.rotationSteps.map { "# " + hcitoolLine($0.command, device: device) }
+        }
         lines.append("# stop:")
         lines += plan.stop.map { "# " + hcitoolLine($0.command, device: device) }
         return lines.joined(separator: "\n") + "\n"
@@ -49,9 +86,9 @@ enum DryRun {
         return "hcitool -i \(device) cmd \(Hex.byte(c.opcode.ogf)) \(Hex.word(c.opcode.ocf))\(params)"
     }
 
-    /// A btsnoop capture of the start commands, then the stop commands, each answered by a
-    /// synthetic successful Command Complete (what a start followed by Ctrl-C sends).
-    static func btsnoop(_ plan: AdvertisingPlan) -> [UInt8] {
-        BTSnoop.encode(BTSnoop.syntheticCapture(of: (plan.start + plan.stop).map(\.command)))
+    /// A btsnoop capture of the start commands, the rotation steps, then the stop commands, each
+    /// answered by a synthetic successful Command Complete (what a start followed by Ctrl-C sends).
+    static func btsnoop(_ plan: KioskPlan) -> [UInt8] {
+        BTSnoop.encode(BTSnoop.syntheticCapture(of: (plan.start + plan.rotationSteps + plan.stop).map(\.command)))
     }
 }

@@ -19,6 +19,9 @@ public final class RawHCIChannel: HCIChannel {
 
     private var socketDescriptor: Int32
     private var signals: SignalWatch?
+    /// The events the filter passes now, and whether it passes command packets too.
+    private var events: [UInt8] = filteredEvents
+    private var commandsObserved = false
     /// With `watchSignals` (the long waits of `start` and `scan`): an unbound raw socket that hears
     /// the stack's internal device events (0xFD: device up, down, unregistered), which the kernel
     /// sends only to sockets bound to no device. -1 when not watching or when it could not be opened.
@@ -131,13 +134,14 @@ public final class RawHCIChannel: HCIChannel {
                 throw .system(call: "poll", device: name, errno: EBADF, message: Errno(EBADF).description)
             }
             if socketEvents != 0, let packet = try readPacket(hangup: socketEvents & Int16(POLLHUP) != 0) {
-                return .event(packet)
+                return packet
             }
         }
     }
 
-    /// One datagram without blocking; nil when there was nothing to read or it was not an event packet.
-    private func readPacket(hangup: Bool) throws(TransportError) -> [UInt8]? {
+    /// One datagram without blocking; nil when there was nothing to read or it was neither an event
+    /// nor (while observing) a command packet.
+    private func readPacket(hangup: Bool) throws(TransportError) -> HCIReceive? {
         let capacity = buffer.count
         let count: Int
         do {
@@ -155,8 +159,11 @@ public final class RawHCIChannel: HCIChannel {
             throw .system(call: "read", device: name, errno: 0, message: "the socket was closed by the kernel")
         }
         let packet = Array(buffer.prefix(min(count, capacity)))
-        guard packet.first == PacketType.event.rawValue else { return nil }
-        return packet
+        switch packet.first {
+        case PacketType.event.rawValue: return .event(packet)
+        case PacketType.command.rawValue where commandsObserved: return .command(packet)
+        default: return nil
+        }
     }
 
     /// Best effort: a failure only means device-down goes unnoticed, as with other raw-HCI tools.
@@ -208,13 +215,22 @@ public final class RawHCIChannel: HCIChannel {
     }
 
     public func setEventFilter(_ events: [EventCode]) throws(TransportError) {
-        try Self.setFilter(socketDescriptor, device: name, events: events.map(\.rawValue))
+        try Self.setFilter(socketDescriptor, device: name, events: events.map(\.rawValue), commands: commandsObserved)
+        self.events = events.map(\.rawValue)
     }
 
-    private static func setFilter(_ fd: Int32, device: String, events: [UInt8] = filteredEvents) throws(TransportError) {
+    /// The kernel copies every command that other sockets and the kernel itself send to raw sockets
+    /// whose filter admits command packets (never the sender's own).
+    public func observeCommands(_ on: Bool) throws(TransportError) {
+        try Self.setFilter(socketDescriptor, device: name, events: events, commands: on)
+        commandsObserved = on
+    }
+
+    private static func setFilter(_ fd: Int32, device: String, events: [UInt8] = filteredEvents, commands: Bool = false) throws(TransportError) {
         var filter = hci_filter()
         hci_filter_clear(&filter)
         hci_filter_set_ptype(beacon_tx_HCI_EVENT_PKT, &filter)
+        if commands { hci_filter_set_ptype(beacon_tx_HCI_COMMAND_PKT, &filter) }
         for event in events { hci_filter_set_event(Int32(event), &filter) }
         do {
             _ = try systemCall {

@@ -4,15 +4,15 @@ import Glibc
 import Synchronization
 import SystemCalls
 
-/// SIGINT and SIGTERM as a file descriptor (signalfd), so `receive` waits for them in the same poll as the socket.
+/// SIGINT, SIGTERM and SIGHUP as a file descriptor (signalfd), so `receive` waits for them in the same poll as the socket.
 ///
 /// While at least one watch exists, the signals are blocked in the calling thread's mask (threads
 /// started later inherit it); they stay pending until a `receive` reads them. The last watch to close
 /// restores the mask: a signal that arrived after the last `receive` is then delivered with its normal
 /// disposition. Signals the process ignores (SIG_IGN) are left alone and never reported.
 final class SignalWatch {
-    /// SIGINT (2), SIGTERM (15).
-    static let watched: [Int32] = [SIGINT, SIGTERM]
+    /// SIGINT (2), SIGTERM (15), SIGHUP (1: reload, or stop when there is nothing to reload).
+    static let watched: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
     private(set) var descriptor: Int32
     private let system: SystemCalls

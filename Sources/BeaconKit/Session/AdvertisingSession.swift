@@ -1,0 +1,514 @@
+/// Memory Capacity Exceeded: no free advertising set (Core spec Vol 1, Part F, §2.7).
+extension Status {
+    public static let memoryCapacityExceeded = Status(rawValue: 0x07)
+}
+
+extension LEMetaSubevent {
+    /// LE Enhanced Connection Complete (§7.7.65.10).
+    public static let enhancedConnectionComplete = LEMetaSubevent(rawValue: 0x0A)
+    /// LE Advertising Set Terminated (§7.7.65.18): Status, Advertising_Handle, Connection_Handle,
+    /// Num_Completed_Extended_Advertising_Events.
+    public static let advertisingSetTerminated = LEMetaSubevent(rawValue: 0x12)
+}
+
+/// What the pump hands the session: a packet from the controller or the kernel.
+public enum SessionInput: Hashable, Sendable {
+    /// An event: Command Complete/Status of another program's command, Hardware Error, LE Meta,
+    /// Disconnection Complete, or the kernel's stack-internal device event (up, down, unregistered).
+    case event(HCIEvent)
+    /// A command that another program or the kernel sent to the controller (the kernel copies it to
+    /// raw sockets whose filter admits command packets).
+    case observedCommand(HCICommand)
+}
+
+/// Where the session stands.
+public enum KioskState: Hashable, Sendable {
+    /// Before `start`.
+    case idle
+    /// Every beacon is on air.
+    case onAir
+    /// Off air for a reason beacon-tx waits out (device down, reset in progress, a retry pending).
+    case waiting(String)
+    /// The controller was unregistered (unplugged): the pump must find it again and `attach` a runner.
+    case deviceGone
+    /// After `stop`.
+    case stopped
+}
+
+/// The advertising session of a kiosk: desired state = the beacons of a `KioskConfiguration`; the
+/// session puts them on air, keeps them there and takes them off.
+///
+/// It is fed packets (`handle`) and time (`timerExpired` when `nextDeadline` has passed) and sends
+/// commands through an `HCICommandRunner`, so it runs the same against the raw socket and against a
+/// scripted controller. It owns start, re-arm, rotation, reload and stop; the CLI only pumps.
+///
+/// Re-arm rules (what beacon-tx fights, what it respects):
+/// - another program's HCI Reset, "Disable all sets", a disable or removal of one of our sets, LE
+///   Clear Advertising Sets, or a legacy disable while we are legacy: re-armed once the command has
+///   completed and `settleMilliseconds` passed without the device going down;
+/// - device down (power off by an administrator, rfkill, bluetoothd stopping): respected; nothing is
+///   sent until the kernel reports the device up again (beacon-tx never brings it up itself);
+/// - device up: re-armed at once;
+/// - Hardware Error: waits for the kernel's down/up; re-arms after `hardwareErrorGraceMilliseconds`
+///   if that does not come;
+/// - a connection that ended a connectable beacon: re-enabled after the Disconnection Complete.
+/// A failed re-arm is retried every `retryMilliseconds`.
+public final class AdvertisingSession {
+    public private(set) var configuration: KioskConfiguration
+    public private(set) var caps: ControllerCapabilities
+    public let device: String
+    public private(set) var runner: HCICommandRunner
+    /// The plan on air (or to re-arm); nil before the first start.
+    public private(set) var plan: KioskPlan?
+    public private(set) var state: KioskState = .idle {
+        didSet { if state != oldValue { onStateChange?(state) } }
+    }
+    /// The last re-arm: why and when (monotonic ms).
+    public private(set) var lastRearm: (reason: String, at: Int64)?
+    /// How many re-arms succeeded.
+    public private(set) var rearmCount = 0
+    /// How many rotation swaps were sent.
+    public private(set) var rotationSwaps = 0
+    /// Index of the beacon whose data is on air in a rotation.
+    public private(set) var rotationIndex = 0
+
+    public var settleMilliseconds: Int64 = 250
+    public var hardwareErrorGraceMilliseconds: Int64 = 3000
+    public var retryMilliseconds: Int64 = 1000
+
+    /// Notes for the operator (stderr).
+    public var log: (String) -> Void
+    /// Called on every state change (sd_notify STATUS, state file).
+    public var onStateChange: ((KioskState) -> Void)?
+
+    private let now: () -> Int64
+    private var nextRotationAt: Int64?
+    private var rearmAt: Int64?
+    private var rearmReason = ""
+    /// Another program's command that will take our beacons off air once it completes.
+    private var pendingDisruption: (opcode: Opcode, reason: String)?
+    /// Sets a connection ended; re-enabled after the disconnection.
+    private var terminatedHandles: Set<UInt8> = []
+    private var legacyConnected = false
+    private var deviceID: UInt16?
+
+    public init(configuration: KioskConfiguration, caps: ControllerCapabilities, device: String, deviceID: UInt16? = nil,
+                runner: HCICommandRunner, now: @escaping () -> Int64, log: @escaping (String) -> Void) {
+        self.configuration = configuration
+        self.caps = caps
+        self.device = device
+        self.deviceID = deviceID ?? HCIDeviceInfo.id(fromName: device)
+        self.runner = runner
+        self.now = now
+        self.log = log
+    }
+
+    /// When the pump must call `timerExpired` (monotonic ms); nil = no timer (an idle kiosk sleeps).
+    public var nextDeadline: Int64? {
+        [nextRotationAt, rearmAt].compactMap { $0 }.min()
+    }
+
+    /// Whether the beacons are on air or expected back within the re-arm budget (for a watchdog).
+    public var isHealthy: Bool {
+        switch state {
+        case .onAir: return true
+        case .waiting: return rearmAt != nil
+        default: return false
+        }
+    }
+
+    // MARK: start and stop
+
+    /// Puts every beacon on air: chooses the family (auto = extended when supported), gives each beacon
+    /// its own set, falls back to rotation when the controller has too few free sets (Memory Capacity
+    /// Exceeded), and switches family once on Command Disallowed. Leaves nothing half-done on failure.
+    public func start() throws(SessionError) {
+        let family: AdvertisingFamily
+        do { family = try Advertiser.chooseFamily(configuration.family, caps, device: device) } catch { throw .start(error) }
+        try putOnAir(family: family)
+        state = .onAir
+    }
+
+    private func putOnAir(family: AdvertisingFamily) throws(SessionError) {
+        let fewSets = caps.numberOfSupportedAdvertisingSets.map { Int($0) < configuration.beacons.count } ?? false
+        var rotate = fewSets
+        while true {
+            let first = try makePlan(family, rotate: rotate)
+            let fallback: KioskPlan? = caps.supports(family.other)
+                ? try makePlan(family.other, rotate: rotate) : nil
+            do {
+                let used = try Advertiser.startSwitchingOnce(runner, first, fallback: fallback) { error in
+                    self.log("\(self.device): \(error); the controller is in \(family.other) advertising mode, switching to \(family.other) commands")
+                }
+                adopt(used)
+                return
+            } catch {
+                if case .refused(.commandFailed(_, .memoryCapacityExceeded)) = error, !rotate, configuration.beacons.count > 1 {
+                    log("\(device): no free advertising set for each of \(configuration.beacons.count) beacons (Memory Capacity Exceeded); rotating them on one set every \(configuration.rotationMilliseconds) ms")
+                    rotate = true
+                    continue
+                }
+                switch error {
+                case let .refused(e):
+                    if case .commandFailed(_, .memoryCapacityExceeded) = e { throw .capacityExceeded(device: device, beacons: configuration.beacons.count, e) }
+                    throw .start(.command(e))
+                case let .bothDisallowed(first, second):
+                    throw .start(.bothFamiliesDisallowed(device: device, first: first, second: second))
+                }
+            }
+        }
+    }
+
+    private func makePlan(_ family: AdvertisingFamily, rotate: Bool) throws(SessionError) -> KioskPlan {
+        do { return try KioskPlan(configuration, family: family, rotate: rotate) } catch { throw .plan(error) }
+    }
+
+    private func adopt(_ used: KioskPlan) {
+        plan = used
+        terminatedHandles = []
+        legacyConnected = false
+        if used.rotationSteps.isEmpty {
+            nextRotationAt = nil
+        } else {
+            rotationIndex = 0
+            nextRotationAt = now() + Int64(configuration.rotationMilliseconds)
+        }
+    }
+
+    /// Takes every beacon off air (disable, remove our sets) and ends the session.
+    public func stop() throws(HCIError) {
+        defer {
+            state = .stopped
+            nextRotationAt = nil
+            rearmAt = nil
+        }
+        guard let plan, state != .deviceGone else { return }
+        if case .waiting = state, rearmReason.hasSuffix(" down") { return }  // nothing can be on air
+        for step in plan.stop { try runner.run(step) }
+    }
+
+    // MARK: events
+
+    /// One packet from the pump. Never throws: what goes wrong is logged and retried.
+    public func handle(_ input: SessionInput) {
+        guard state != .stopped, state != .idle else { return }
+        switch input {
+        case let .observedCommand(command):
+            observe(command)
+        case let .event(event):
+            handle(event)
+        }
+        drainRunner()
+    }
+
+    /// The deadline passed: rotate, or re-arm.
+    public func timerExpired() {
+        let t = now()
+        if let at = rearmAt, at <= t {
+            rearmAt = nil
+            rearm(rearmReason)
+        }
+        if let at = nextRotationAt, at <= t, state == .onAir {
+            rotate(at: t)
+        }
+        drainRunner()
+    }
+
+    /// A new runner after the device came back (unregistered, then registered again).
+    public func attach(_ runner: HCICommandRunner, caps: ControllerCapabilities, deviceID: UInt16) {
+        self.runner = runner
+        self.caps = caps
+        self.deviceID = deviceID
+        rearm("\(device) returned")
+        drainRunner()
+    }
+
+    private func handle(_ event: HCIEvent) {
+        if let si = StackInternalDeviceEvent(event) {
+            guard si.deviceID == deviceID else { return }
+            switch si.kind {
+            case .down:
+                pendingDisruption = nil
+                rearmAt = nil
+                nextRotationAt = nil
+                rearmReason = "\(device) down"
+                state = .waiting("\(device) down; waiting to re-arm")
+            case .up:
+                rearm("\(device) up again")
+            case .unregistered:
+                pendingDisruption = nil
+                rearmAt = nil
+                nextRotationAt = nil
+                state = .deviceGone
+            default:
+                break
+            }
+            return
+        }
+        switch event.code {
+        case .hardwareError:
+            let code = event.parameters.first ?? 0
+            schedule("Hardware Error (code \(Hex.byte(code)))", after: hardwareErrorGraceMilliseconds,
+                     waiting: "\(device) reported a Hardware Error; waiting for the kernel to reset it")
+        case .commandComplete, .commandStatus:
+            guard let pending = pendingDisruption else { return }
+            let opcode = (try? CommandComplete(event))?.opcode ?? (try? CommandStatus(event))?.opcode
+            if opcode == pending.opcode {
+                pendingDisruption = nil
+                schedule(pending.reason, after: settleMilliseconds, waiting: "\(pending.reason); re-arming")
+            }
+        case .leMeta:
+            leMeta(event)
+        case .disconnectionComplete:
+            reenableAfterDisconnection()
+        default:
+            break
+        }
+    }
+
+    private func leMeta(_ event: HCIEvent) {
+        guard let plan, let subevent = event.parameters.first.map(LEMetaSubevent.init(rawValue:)) else { return }
+        switch subevent {
+        case .advertisingSetTerminated:
+            // Status, Advertising_Handle, Connection_Handle (2), Num_Completed_Extended_Advertising_Events.
+            guard event.parameters.count >= 6 else { return }
+            let handle = event.parameters[2]
+            guard plan.handles.contains(handle) else { return }
+            terminatedHandles.insert(handle)
+            state = .waiting("a connection ended advertising set \(handle); re-enabling after the disconnection")
+        case .connectionComplete, .enhancedConnectionComplete:
+            // Status, Connection_Handle (2), Role (0x01 = peripheral): a legacy connectable beacon stops.
+            guard plan.family == .legacy, event.parameters.count >= 5, event.parameters[1] == 0,
+                  event.parameters[4] == 0x01, plan.configuration.beacons.contains(where: { $0.options.connectable }) else { return }
+            legacyConnected = true
+            state = .waiting("a central connected; re-enabling after the disconnection")
+        default:
+            break
+        }
+    }
+
+    private func reenableAfterDisconnection() {
+        guard let plan, !terminatedHandles.isEmpty || legacyConnected else { return }
+        let handles = plan.handles.filter(terminatedHandles.contains)
+        terminatedHandles = []
+        legacyConnected = false
+        let started = now()
+        do {
+            for step in plan.reenable(handles) { try runner.run(step) }
+            noteRearmed("a connection ended", started: started)
+        } catch {
+            rearmFailed("a connection ended", .command(error))
+        }
+    }
+
+    /// Another program's command: does it take our beacons off air?
+    private func observe(_ command: HCICommand) {
+        guard let plan, let reason = disruption(command, plan) else { return }
+        guard !isDown else { return }
+        pendingDisruption = (command.opcode, reason)
+        // If the completion never reaches us, re-arm anyway.
+        schedule(reason, after: settleMilliseconds * 4, waiting: "\(reason); re-arming")
+    }
+
+    private var isDown: Bool {
+        if case .waiting = state, rearmReason.hasSuffix(" down") { return true }
+        return state == .deviceGone
+    }
+
+    /// The reason text when `command` (sent by someone else) takes our advertising off air.
+    func disruption(_ command: HCICommand, _ plan: KioskPlan) -> String? {
+        let p = command.parameters
+        switch command.opcode {
+        case .reset:
+            return "another program reset \(device) (HCI Reset)"
+        case .leClearAdvertisingSets where plan.family == .extended:
+            return "another program cleared all advertising sets (LE Clear Advertising Sets)"
+        case .leRemoveAdvertisingSet where plan.family == .extended:
+            guard let h = p.first, plan.handles.contains(h) else { return nil }
+            return "another program removed advertising set \(h)"
+        case .leSetExtendedAdvertisingEnable where plan.family == .extended:
+            guard p.count >= 2, p[0] == 0 else { return nil }
+            if p[1] == 0 { return "another program disabled all advertising sets" }
+            var i = 2
+            while i + 4 <= p.count {
+                if plan.handles.contains(p[i]) { return "another program disabled advertising set \(p[i])" }
+                i += 4
+            }
+            return nil
+        case .leSetAdvertisingEnable where plan.family == .legacy:
+            return p.first == 0 ? "another program disabled legacy advertising" : nil
+        default:
+            return nil
+        }
+    }
+
+    private func schedule(_ reason: String, after delay: Int64, waiting: String) {
+        rearmReason = reason
+        rearmAt = now() + delay
+        nextRotationAt = nil
+        state = .waiting(waiting)
+    }
+
+    // MARK: re-arm and rotation
+
+    /// Runs the whole start plan again (the family may switch once; capacity may force rotation).
+    private func rearm(_ reason: String) {
+        guard state != .stopped else { return }
+        rearmReason = reason
+        rearmAt = nil
+        pendingDisruption = nil
+        let family = plan?.family ?? configuration.family ?? caps.preferredAdvertisingFamily ?? .legacy
+        let started = now()
+        do {
+            try putOnAir(family: family)
+            noteRearmed(reason, started: started)
+        } catch {
+            rearmFailed(reason, error)
+        }
+    }
+
+    private func noteRearmed(_ reason: String, started: Int64) {
+        let t = now()
+        lastRearm = (reason, t)
+        rearmCount += 1
+        state = .onAir
+        log("re-armed \(configuration.beacons.count) beacon(s) on \(device) after: \(reason) (\(t - started) ms)")
+    }
+
+    private func rearmFailed(_ reason: String, _ error: SessionError) {
+        if case let .transport(t)? = error.hciError {
+            if case .deviceDown = t {
+                rearmReason = "\(device) down"
+                state = .waiting("\(device) down; waiting to re-arm")
+                return
+            }
+        }
+        log("re-arm after \(reason) failed: \(error); retrying in \(retryMilliseconds) ms")
+        rearmReason = reason
+        rearmAt = now() + retryMilliseconds
+        state = .waiting("re-arm failed (\(error)); retrying")
+    }
+
+    private func rotate(at t: Int64) {
+        guard let plan, !plan.rotationSteps.isEmpty else { return }
+        let next = (rotationIndex + 1) % plan.rotationSteps.count
+        do {
+            try runner.run(plan.rotationSteps[next])
+            rotationIndex = next
+            rotationSwaps += 1
+            // Keep the cadence: the next swap is one dwell after the scheduled one, not after now.
+            let scheduled = (nextRotationAt ?? t) + Int64(configuration.rotationMilliseconds)
+            nextRotationAt = scheduled > t ? scheduled : t + Int64(configuration.rotationMilliseconds)
+        } catch {
+            rearmFailed("rotation step failed", SessionError.command(error))
+        }
+    }
+
+    /// Events the runner kept while waiting for our own answers (another program's commands and
+    /// their completions, device events) are handled in arrival order.
+    private func drainRunner() {
+        var rounds = 0
+        while rounds < 64 {
+            let inputs = runner.takeUnrelatedInputs()
+            guard !inputs.isEmpty else { return }
+            rounds += 1
+            for input in inputs {
+                switch input {
+                case let .observedCommand(c): observe(c)
+                case let .event(e): handle(e)
+                }
+            }
+        }
+    }
+
+    // MARK: reload
+
+    /// What a reload changed.
+    public struct ReloadSummary: Hashable, Sendable {
+        public var unchanged: Int
+        public var updated: Int
+        public var added: Int
+        public var removed: Int
+        /// The whole plan was stopped and started again (the family or layout changed).
+        public var restarted: Bool
+    }
+
+    /// Applies a new desired state. With sets of the same family, unchanged beacons get no command;
+    /// changed, added and removed ones are updated. Otherwise the old plan stops and the new one starts.
+    /// On failure the old beacons are put back.
+    public func reload(_ new: KioskConfiguration) throws(SessionError) -> ReloadSummary {
+        guard let old = plan else {
+            configuration = new
+            try start()
+            return ReloadSummary(unchanged: 0, updated: 0, added: new.beacons.count, removed: 0, restarted: true)
+        }
+        let family = new.family ?? old.family
+        let rotate = old.layout.isRotation && new.beacons.count > 1
+        let candidate: KioskPlan
+        do { candidate = try KioskPlan(new, family: family, rotate: rotate) } catch { throw .plan(error) }
+        let oldBeacons = old.configuration.beacons.map(\.onAirShape), newBeacons = new.beacons.map(\.onAirShape)
+        let common = min(oldBeacons.count, newBeacons.count)
+        let same = (0..<common).filter { oldBeacons[$0] == newBeacons[$0] }.count
+        var summary = ReloadSummary(unchanged: same, updated: common - same, added: max(0, newBeacons.count - oldBeacons.count),
+                                    removed: max(0, oldBeacons.count - newBeacons.count), restarted: false)
+        if new.family == configuration.family, let steps = old.update(to: candidate) {
+            do {
+                for step in steps { try runner.run(step) }
+            } catch {
+                throw .command(error)
+            }
+            configuration = new
+            adopt(candidate)
+            state = .onAir
+            return summary
+        }
+        summary.restarted = true
+        do {
+            for step in old.stop { try runner.run(step) }
+        } catch { throw .command(error) }
+        let previous = configuration
+        configuration = new
+        do {
+            try start()
+        } catch {
+            configuration = previous
+            rearm("reload failed; the previous beacons are put back")
+            throw error
+        }
+        return summary
+    }
+}
+
+extension KioskLayout {
+    public var isRotation: Bool {
+        if case .rotation = self { return true }
+        return false
+    }
+}
+
+/// Why the session could not put its beacons on air.
+public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
+    case start(StartError)
+    case plan(KioskPlan.PlanError)
+    case command(HCIError)
+    /// Memory Capacity Exceeded even for one set: the kernel's instances use every set.
+    case capacityExceeded(device: String, beacons: Int, HCIError)
+
+    var hciError: HCIError? {
+        switch self {
+        case let .command(e), let .capacityExceeded(_, _, e): return e
+        case let .start(.command(e)): return e
+        default: return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .start(e): return e.description
+        case let .plan(e): return e.description
+        case let .command(e): return e.description
+        case let .capacityExceeded(device, beacons, e):
+            return "\(e): \(device) has no free advertising set for \(beacons == 1 ? "the beacon" : "\(beacons) beacons")"
+        }
+    }
+}

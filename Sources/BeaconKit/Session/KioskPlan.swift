@@ -1,0 +1,216 @@
+/// One beacon of a kiosk with the options it is advertised with (per-beacon overrides already applied).
+public struct BeaconAdvertisement: Hashable, Sendable {
+    public var beacon: IBeacon
+    /// Interval, connectability and tx power; `advertisingHandle` is chosen by the plan, not here.
+    public var options: AdvertisingOptions
+
+    public init(beacon: IBeacon, options: AdvertisingOptions) {
+        self.beacon = beacon
+        self.options = options
+    }
+
+    /// What is compared when deciding whether a beacon changed (the handle is not part of it).
+    var onAirShape: BeaconAdvertisement {
+        var copy = self
+        copy.options.advertisingHandle = 0
+        return copy
+    }
+}
+
+/// What the kiosk should have on air: the beacons and how to place them on a controller.
+public struct KioskConfiguration: Hashable, Sendable {
+    public var beacons: [BeaconAdvertisement]
+    /// nil = auto (extended when the controller supports it).
+    public var family: AdvertisingFamily?
+    /// An explicit first extended advertising handle (beacon i gets `firstHandle + i`); nil = beacon-tx
+    /// picks handles from the top of the range (0xEF downwards), clear of the kernel's handle 0 and mgmt
+    /// instances 1…N.
+    public var firstHandle: UInt8?
+    /// Dwell per beacon when beacons share one advertising instance, in milliseconds.
+    public var rotationMilliseconds: Int
+
+    /// 200 ms: two advertising events per dwell at the default 100 ms interval, and every beacon of up
+    /// to five is heard at least once a second.
+    public static let defaultRotationMilliseconds = 200
+    public static let rotationRange = 20...10_000
+    /// The highest Advertising_Handle (Core spec Vol 4, Part E, §7.8.53: 0x00–0xEF).
+    public static let maximumHandle: UInt8 = 0xEF
+
+    public init(beacons: [BeaconAdvertisement], family: AdvertisingFamily? = nil, firstHandle: UInt8? = nil,
+                rotationMilliseconds: Int = defaultRotationMilliseconds) {
+        self.beacons = beacons
+        self.family = family
+        self.firstHandle = firstHandle
+        self.rotationMilliseconds = rotationMilliseconds
+    }
+
+    /// The handle beacon `index` gets when every beacon has its own set.
+    public func handle(forBeaconAt index: Int) -> UInt8? {
+        if let firstHandle {
+            let h = Int(firstHandle) + index
+            return h <= Int(Self.maximumHandle) ? UInt8(h) : nil
+        }
+        let h = Int(Self.maximumHandle) - index
+        return h >= 0 ? UInt8(h) : nil
+    }
+
+    /// The one handle of a rotation.
+    public var rotationHandle: UInt8 { firstHandle ?? Self.maximumHandle }
+
+    /// The beacon i is heard once per cycle of `count × rotation` ms.
+    public var rotationCycleMilliseconds: Int { beacons.count * rotationMilliseconds }
+}
+
+/// How a kiosk's beacons are placed on the controller.
+public enum KioskLayout: Hashable, Sendable {
+    /// Every beacon has its own extended advertising set, all on air at once (handles by beacon).
+    case sets([UInt8])
+    /// One advertising instance whose data is replaced every `rotation` ms, without disabling it.
+    case rotation(handle: UInt8)
+}
+
+/// The commands of a kiosk: start (every beacon on air), stop, the data swaps of a rotation, and the
+/// per-beacon updates of a reload. Pure data, printed by dry runs and sent by the session.
+public struct KioskPlan: Hashable, Sendable, CommandPlan {
+    public let family: AdvertisingFamily
+    public let layout: KioskLayout
+    public let configuration: KioskConfiguration
+    public let start: [PlannedCommand]
+    public let stop: [PlannedCommand]
+    /// Rotation: step i replaces the data with beacon i's (sent every `rotationMilliseconds`). Empty
+    /// when every beacon has its own set or there is one beacon.
+    public let rotationSteps: [PlannedCommand]
+
+    /// Why a plan cannot be made.
+    public enum PlanError: Error, Equatable, Sendable {
+        case noBeacons
+        /// More beacons than handles from `firstHandle` to 0xEF.
+        case handlesExhausted(first: UInt8, count: Int)
+        /// The rotation dwell is shorter than the advertising interval: some beacons would never be sent.
+        case rotationShorterThanInterval(rotationMilliseconds: Int, intervalMilliseconds: Double)
+    }
+
+    /// Sets when the family is extended and `rotate` is false; otherwise one rotated instance.
+    public init(_ configuration: KioskConfiguration, family: AdvertisingFamily, rotate: Bool = false) throws(PlanError) {
+        let beacons = configuration.beacons
+        guard let first = beacons.first else { throw .noBeacons }
+        self.family = family
+        self.configuration = configuration
+        if family == .extended && (!rotate || beacons.count == 1) {
+            var handles: [UInt8] = []
+            for i in beacons.indices {
+                guard let h = configuration.handle(forBeaconAt: i) else {
+                    throw .handlesExhausted(first: configuration.firstHandle ?? KioskConfiguration.maximumHandle, count: beacons.count)
+                }
+                handles.append(h)
+            }
+            layout = .sets(handles)
+            start = Self.extendedStart(beacons, handles: handles)
+            stop = Self.extendedStop(handles)
+            rotationSteps = []
+            return
+        }
+        let handle = configuration.rotationHandle
+        layout = .rotation(handle: handle)
+        var options = first.options
+        options.advertisingHandle = handle
+        let single = AdvertisingPlan(beacon: first.beacon, options: options, family: family)
+        start = single.start
+        stop = single.stop
+        if beacons.count > 1 {
+            let intervalMs = beacons.map(\.options.interval.milliseconds).max() ?? first.options.interval.milliseconds
+            guard Double(configuration.rotationMilliseconds) >= intervalMs else {
+                throw .rotationShorterThanInterval(rotationMilliseconds: configuration.rotationMilliseconds, intervalMilliseconds: intervalMs)
+            }
+            rotationSteps = beacons.map { Self.dataCommand($0.beacon, family: family, handle: handle) }
+        } else {
+            rotationSteps = []
+        }
+    }
+
+    /// The handles beacon-tx owns in this plan.
+    public var handles: [UInt8] {
+        switch layout {
+        case let .sets(h): return h
+        case let .rotation(h): return family == .extended ? [h] : []
+        }
+    }
+
+    /// Beacon i's data on its set or on the rotated instance.
+    static func dataCommand(_ beacon: IBeacon, family: AdvertisingFamily, handle: UInt8) -> PlannedCommand {
+        switch family {
+        case .legacy: return PlannedCommand(.leSetAdvertisingData(beacon.advertisingData))
+        case .extended: return PlannedCommand(.leSetExtendedAdvertisingData(handle: handle, data: beacon.advertisingData))
+        }
+    }
+
+    /// Disable (tolerating "no such set"), parameters and data per set, then one enable for all sets.
+    static func extendedStart(_ beacons: [BeaconAdvertisement], handles: [UInt8]) -> [PlannedCommand] {
+        var steps: [PlannedCommand] = []
+        for (b, h) in zip(beacons, handles) { steps += configureSet(b, handle: h) }
+        steps.append(enable(handles))
+        return steps
+    }
+
+    /// The steps that (re)configure one set while it is disabled: disable, parameters, data.
+    static func configureSet(_ b: BeaconAdvertisement, handle: UInt8) -> [PlannedCommand] {
+        var options = b.options
+        options.advertisingHandle = handle
+        return Array(AdvertisingPlan(beacon: b.beacon, options: options, family: .extended).start.dropLast())
+    }
+
+    static func enable(_ handles: [UInt8]) -> PlannedCommand {
+        PlannedCommand(.leSetExtendedAdvertisingEnable(true, sets: handles.map { AdvertisingSetEnable(handle: $0) }))
+    }
+
+    /// Disable each set, then remove each. One disable per set: a multi-set disable fails whole when
+    /// one set is gone.
+    static func extendedStop(_ handles: [UInt8]) -> [PlannedCommand] {
+        let alreadyGone: Set<Status> = [.unknownAdvertisingIdentifier, .commandDisallowed]
+        return handles.map {
+            PlannedCommand(.leSetExtendedAdvertisingEnable(false, sets: [AdvertisingSetEnable(handle: $0)]), tolerating: alreadyGone)
+        } + handles.map { PlannedCommand(.leRemoveAdvertisingSet(handle: $0), tolerating: alreadyGone) }
+    }
+
+    /// The commands that put one beacon's set back on air (after a connection ended it, or another
+    /// program disabled it): enable only, its parameters and data are still there.
+    public func reenable(_ handles: [UInt8]) -> [PlannedCommand] {
+        switch family {
+        case .extended: return handles.isEmpty ? [] : [Self.enable(handles)]
+        case .legacy: return [PlannedCommand(.leSetAdvertisingEnable(true), tolerating: [.commandDisallowed])]
+        }
+    }
+
+    /// The commands that turn this plan into `new` while leaving unchanged beacons alone, when both use
+    /// sets of the same family: removed sets are disabled and removed, changed and added ones are
+    /// configured and enabled. Nil when the layouts differ (then: stop this plan, start the new one).
+    public func update(to new: KioskPlan) -> [PlannedCommand]? {
+        guard family == new.family, case let .sets(oldHandles) = layout, case let .sets(newHandles) = new.layout else {
+            return nil
+        }
+        var old: [UInt8: BeaconAdvertisement] = [:]
+        for (b, h) in zip(configuration.beacons, oldHandles) { old[h] = b.onAirShape }
+        var steps: [PlannedCommand] = []
+        let removed = oldHandles.filter { !newHandles.contains($0) }
+        steps += Self.extendedStop(removed)
+        var touched: [UInt8] = []
+        for (b, h) in zip(new.configuration.beacons, newHandles) where old[h] != b.onAirShape {
+            steps += Self.configureSet(b, handle: h)
+            touched.append(h)
+        }
+        if !touched.isEmpty { steps.append(Self.enable(touched)) }
+        return steps
+    }
+}
+
+extension KioskPlan.PlanError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .noBeacons: return "no beacons to advertise"
+        case let .handlesExhausted(first, count):
+            return "\(count) beacons do not fit in advertising handles from \(first) to \(KioskConfiguration.maximumHandle)"
+        case let .rotationShorterThanInterval(rotation, interval):
+            return "rotation \(rotation) ms is shorter than the advertising interval \(Milliseconds.format(interval)) ms: a beacon would be replaced before it is sent"
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import BeaconKit
+
+/// The foreground pump of `start`: one blocking wait for packets, signals and the session's next
+/// deadline; everything it receives goes to the `AdvertisingSession`, which decides what to send.
+/// An idle kiosk with one beacon sets no timer (it wakes only for packets and signals).
+struct KioskLoop {
+    let session: DeviceSession
+    let kiosk: AdvertisingSession
+    var settings: Settings
+    let arguments: ParsedArguments
+    let ctx: ToolContext
+
+    static let sighup: Int32 = 1
+
+    func run() throws(CLIError) -> ExitCode {
+        var settings = self.settings
+        do {
+            try session.channel.setEventFilter(Self.events(for: settings))
+            try session.channel.observeCommands(true)
+        } catch { throw CLIError(error) }
+        let service = ServiceReporter(ctx, device: session.name)
+        var current = settings
+        kiosk.onStateChange = { [kiosk] state in
+            switch state {
+            case .onAir: Self.report(kiosk, current, to: service)
+            case let .waiting(why):
+                ctx.warn(why)
+                service.offAir("\(kiosk.device): \(why)")
+            default: break
+            }
+        }
+        Self.report(kiosk, settings, to: service)
+        var watchdog = service.watchdog
+        ctx.note("press Ctrl-C (or send SIGTERM) to stop" + (arguments.has("--config") ? "; SIGHUP re-reads the config" : ""))
+        while true {
+            var signal = session.runner.takePendingSignal()
+            if signal == nil {
+                var wait = kiosk.nextDeadline.map { max(0, $0 - ctx.monotonicMilliseconds()) } ?? -1
+                // WATCHDOG=1 only while the beacons are on air or expected back (systemd restarts a stuck session).
+                if kiosk.isHealthy, let beat = watchdog?.pollTimeout() { wait = wait < 0 ? Int64(beat) : min(wait, Int64(beat)) }
+                let received: HCIReceive
+                do { received = try session.channel.receive(timeoutMilliseconds: Int(clamping: wait)) } catch {
+                    let message = "\(CLIError(error).message); nothing is on air any more"
+                    service.failed(message)
+                    throw CLIError(.unavailable, message)
+                }
+                switch received {
+                case let .signal(n): signal = n
+                case let .event(bytes):
+                    if let e = try? HCIEvent(packet: bytes) { kiosk.handle(.event(e)) }
+                case let .command(bytes):
+                    if let c = try? HCICommand(packet: bytes) { kiosk.handle(.observedCommand(c)) }
+                case .timedOut:
+                    kiosk.timerExpired()
+                }
+            }
+            if kiosk.state == .deviceGone {
+                let message = "\(session.name) was unregistered (unplugged or its driver removed); nothing is on air any more"
+                service.failed(message)
+                throw CLIError(.unavailable, message)
+            }
+            guard let signal else { continue }
+            if signal == Self.sighup, let path = arguments.path("--config")?.display {
+                service.reloading()
+                reload(path, &settings)
+                current = settings
+                Self.report(kiosk, settings, to: service)
+                continue
+            }
+            service.stopping()
+            defer { service.stopped() }
+            do { try kiosk.stop() } catch { throw CLIError(error) }
+            ctx.note("signal \(signal): advertising stopped on \(session.name)" + (signal == Self.sighup ? " (SIGHUP without --config: the terminal closed)" : ""))
+            return .success
+        }
+    }
+
+    /// SIGHUP: re-read the file (flags still override it). A bad file is logged and the old beacons stay.
+    func reload(_ path: String, _ settings: inout Settings) {
+        let new: Settings
+        do { new = try StartCommand.settings(from: arguments, ctx) } catch {
+            ctx.note("reload: \(error.message); the previous beacons stay on air")
+            return
+        }
+        guard !new.beacons.isEmpty else {
+            ctx.note("reload: \(path) lists no beacon; the previous beacons stay on air")
+            return
+        }
+        do {
+            let summary = try kiosk.reload(new.kiosk)
+            settings = new
+            try? session.channel.setEventFilter(Self.events(for: new))
+            ctx.note("reloaded \(path): \(summary.unchanged) unchanged, \(summary.updated) updated, \(summary.added) added, \(summary.removed) removed"
+                     + (summary.restarted ? " (all restarted: the layout changed)" : ""))
+        } catch {
+            ctx.note("reload: \(CLIError(error, device: session.name).message); the previous beacons stay on air")
+        }
+    }
+
+    /// The state file and sd_notify: what is on air now (or why nothing is).
+    static func report(_ kiosk: AdvertisingSession, _ s: Settings, to service: ServiceReporter) {
+        guard let plan = kiosk.plan, kiosk.state == .onAir else { return }
+        service.onAir(family: plan.family, beacons: s.beacons, sets: plan.handles, rotation: plan.layout.isRotation && s.beacons.count > 1,
+                      rearmReason: kiosk.lastRearm?.reason)
+    }
+
+    /// Command Complete/Status (other programs' commands finishing), Hardware Error; with a connectable
+    /// beacon also LE Meta (Advertising Set Terminated, Connection Complete) and Disconnection Complete.
+    /// Without one, LE Meta stays out so another program's scanning does not wake the kiosk.
+    static func events(for s: Settings) -> [EventCode] {
+        let connectable = s.beacons.contains { $0.connectable ?? s.connectable }
+        return [.commandComplete, .commandStatus, .hardwareError] + (connectable ? [.leMeta, .disconnectionComplete] : [])
+    }
+}
