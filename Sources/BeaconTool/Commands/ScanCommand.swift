@@ -74,7 +74,7 @@ enum ScanCommand: Subcommand {
         var s = Settings()
         try s.apply(Setting.deviceSettings, from: a)
         let session = try DeviceSession.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose"), watchSignals: true), ctx)
-        var output = Output(setup: setup, ctx: ctx)
+        let output = Output(setup: setup, ctx: ctx)
         var configuration = ScanConfiguration(regions: setup.regions, reportAll: setup.all, deviceID: session.info.id)
         configuration.exitTimeout = setup.exitTimeout
         configuration.ranging.pathLoss = setup.pathLoss
