@@ -16,6 +16,11 @@ Every figure is measured against a reference in the same run, alternating the tw
   idle       a foreground single-beacon `start`, once advertising is on: voluntary and involuntary
              context switches (wake-ups) over IDLE seconds, and its peak RSS (VmHWM).
 
+  kiosk      3 beacons rotating on one legacy set every 50 ms (`--beacon` x3 `--rotation 50`):
+             RSS after 50 and after 1,000 swaps (no growth expected), and the time between data
+             swaps in the btmon capture ($E2E_SNOOP) against the 50 ms dwell. Skipped when the
+             binary has no --beacon/--rotation.
+
 Usage: bed.py OUT_JSON BEACON_TX HCITOOL CONFIG [RUNS] [IDLE_SECONDS]
 Writes OUT_JSON and prints a summary.
 """
@@ -144,6 +149,69 @@ def idle(beacon_tx, config, seconds):
     }
 
 
+BTSNOOP_EPOCH_US = 0x00DCDDB30F2F8000   # btsnoop: microseconds since year 0; this is 1970
+
+
+def commands_since(snoop, since_unix_s, index, opcode):
+    """Timestamps (Unix s) of the HCI commands `opcode` sent to controller `index` after
+    `since_unix_s`, from the btmon capture (btsnoop, datalink 2001: index and kind in the flags)."""
+    import struct
+    with open(snoop, "rb") as f:
+        data = f.read()
+    times, off = [], 16
+    while off + 24 <= len(data):
+        _orig, incl, flags, _drops, ts = struct.unpack_from(">IIIIQ", data, off)
+        pkt = data[off + 24:off + 24 + incl]
+        off += 24 + incl
+        if len(pkt) < 3 or flags >> 16 != index or flags & 0xFFFF != 2:   # 2: command
+            continue
+        t = (ts - BTSNOOP_EPOCH_US) / 1e6
+        if pkt[0] | pkt[1] << 8 == opcode and t >= since_unix_s:
+            times.append(t)
+    return times
+
+
+def kiosk(beacon_tx, snoop, rotation_ms, swaps):
+    """A foreground start with 3 beacons rotating on one legacy set every rotation_ms: its RSS
+    after 50 swaps and after `swaps`, and the time between data swaps (LE Set Advertising Data on
+    hci0, from the btmon capture) against rotation_ms."""
+    usage = subprocess.run([beacon_tx, "start", "--help"], capture_output=True, text=True).stdout
+    if "--beacon" not in usage or "--rotation" not in usage:
+        return {"available": False, "why": "this beacon-tx has no --beacon/--rotation"}
+    uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
+    argv = [beacon_tx, "start", "--device", "hci0", "--controller", "legacy", "--rotation", str(rotation_ms)]
+    for minor in (1, 2, 3):
+        argv += ["--beacon", "%s:1:%d" % (uuid, minor)]
+    since = time.time()
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    for line in p.stderr:
+        if "Ctrl-C" in line or time.monotonic() > deadline:
+            break
+    else:
+        raise SystemExit("bed: 3-beacon start ended before advertising: exit %s" % p.wait())
+    on_air = time.time()
+    time.sleep(50 * rotation_ms / 1000)
+    early = proc_status(p.pid)
+    time.sleep(max(0.0, (swaps - 50) * rotation_ms / 1000))
+    late = proc_status(p.pid)
+    p.terminate()
+    p.wait(10)
+    time.sleep(1)   # btmon writes asynchronously
+    swap_times = commands_since(snoop, on_air, 0, 0x2008)
+    gaps = [(b - a) * 1000 for a, b in zip(swap_times, swap_times[1:])]
+    errors = sorted(abs(g - rotation_ms) for g in gaps)
+    pct = lambda q: errors[min(len(errors) - 1, int(q * len(errors)))] if errors else None
+    return {
+        "available": True, "argv": argv[1:], "rotation_ms": rotation_ms, "swaps_seen": len(swap_times),
+        "rss_kib_after_50": int(early["VmRSS"]), "rss_kib_after_all": int(late["VmRSS"]),
+        "hwm_kib_after_50": int(early["VmHWM"]), "hwm_kib_after_all": int(late["VmHWM"]),
+        "dwell_ms_median": statistics.median(gaps) if gaps else None,
+        "dwell_error_ms_median": pct(0.5), "dwell_error_ms_p95": pct(0.95),
+        "exit_code": p.returncode,
+    }
+
+
 def main(argv):
     if len(argv) < 5:
         print(__doc__.strip().splitlines()[-2], file=sys.stderr)
@@ -151,6 +219,7 @@ def main(argv):
     out, beacon_tx, hcitool, config = argv[1:5]
     runs = int(argv[5]) if len(argv) > 5 else 9
     idle_seconds = float(argv[6]) if len(argv) > 6 else 30
+    snoop = os.environ.get("E2E_SNOOP", "")
     recipe = hcitool_recipe(beacon_tx, hcitool, config)
     disable = recipe[0]
     stop = [beacon_tx, "stop", "--device", "hci0"]   # switches off whichever family is on
@@ -189,6 +258,7 @@ def main(argv):
         "peak_rss_kib": {"beacon_tx_start_detach": med(rss_ours_all), "hcitool_cmd_max": med(rss_theirs_all),
                          "beacon_tx_version": peak_rss([beacon_tx, "--version"])},
         "idle": idle(beacon_tx, config, idle_seconds),
+        "kiosk": kiosk(beacon_tx, snoop, 50, 1000) if snoop else {"available": False, "why": "no btmon capture"},
         "recipe": [" ".join(["hcitool"] + c[1:]) for c in recipe],
     }
     result["start_ratio"] = result["start_s"]["beacon_tx"] / result["start_s"]["hcitool_recipe"]

@@ -83,6 +83,7 @@ import Testing
         ]
         for line in lines {
             let choices = BeaconTX.subcommands.first { $0.name == line.command }?.options.first { $0.name == line.option }?.choices ?? []
+            #expect(!choices.isEmpty, "\(line.option) lists no choices")
             let r = tool(line.args + ["bogus"])
             #expect(r.code == 64 && r.err.contains("'bogus' is not one of \(choices.joined(separator: ", "))"), "\(line.option): \(r.err)")
         }
