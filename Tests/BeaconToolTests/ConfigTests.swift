@@ -76,4 +76,14 @@ import Testing
         #expect(v.compact == #"{"a":[1,-2.5,null,true],"b":"q\"\\\n\u0001é"}"#)
         #expect(throws: JSONParseError.self) { try JSON.parse(String(repeating: "[", count: 100)) }
     }
+
+    /// A config with several beacons keeps them all when no single-beacon flag is given.
+    @Test func severalBeaconsSurviveWithoutBeaconFlags() {
+        let file = temp(#"{"beacons": [{"uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": 3}, {"uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": 2}]}"#)
+        let r = tool(["dump-config", "--config", file])
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.out.contains("\"minor\": 3") && r.out.contains("\"minor\": 2"), "\(r.out)")
+        let renamed = tool(["dump-config", "--config", file, "--minor", "9"])
+        #expect(renamed.code == 64)
+    }
 }

@@ -510,6 +510,9 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
         #expect(try state().onAir == false)
         #expect(try state().since == 1_800_000_060)
         #expect(try state().beacons == [lobby, lobby], "what is to come back stays listed")
+        r.offAir("a central connected; re-enabling after the disconnection")
+        #expect(listener.drain() == ["STATUS=hci0: a central connected; re-enabling after the disconnection"])
+        #expect(try state().since == 1_800_000_060, "still off air since then")
 
         // Re-armed 2 s ago (monotonic 108 000), reported now.
         wall += 5; mono += 5_000

@@ -25,7 +25,7 @@ struct KioskLoop {
             case .onAir: Self.report(kiosk, current, to: service)
             case let .waiting(why):
                 ctx.warn(why)
-                service.offAir("\(kiosk.device): \(why)")
+                service.offAir(why)
             default: break
             }
         }
@@ -79,11 +79,11 @@ struct KioskLoop {
     func reload(_ path: String, _ settings: inout Settings) {
         let new: Settings
         do { new = try StartCommand.settings(from: arguments, ctx) } catch {
-            ctx.note("reload: \(error.message); the previous beacons stay on air")
+            ctx.log(.error, "beacon-tx: reload: \(error.message); the previous beacons stay on air")
             return
         }
         guard !new.beacons.isEmpty else {
-            ctx.note("reload: \(path) lists no beacon; the previous beacons stay on air")
+            ctx.warn("reload: \(path) lists no beacon; the previous beacons stay on air")
             return
         }
         do {
@@ -93,7 +93,7 @@ struct KioskLoop {
             ctx.note("reloaded \(path): \(summary.unchanged) unchanged, \(summary.updated) updated, \(summary.added) added, \(summary.removed) removed"
                      + (summary.restarted ? " (all restarted: the layout changed)" : ""))
         } catch {
-            ctx.note("reload: \(CLIError(error, device: session.name).message); the previous beacons stay on air")
+            ctx.log(.error, "beacon-tx: reload: \(CLIError(error, device: session.name).message); the previous beacons stay on air")
         }
     }
 
@@ -101,7 +101,7 @@ struct KioskLoop {
     static func report(_ kiosk: AdvertisingSession, _ s: Settings, to service: ServiceReporter) {
         guard let plan = kiosk.plan, kiosk.state == .onAir else { return }
         service.onAir(family: plan.family, beacons: s.beacons, sets: plan.handles, rotation: plan.layout.isRotation && s.beacons.count > 1,
-                      rearmReason: kiosk.lastRearm?.reason)
+                      rearmReason: kiosk.lastRearm?.reason, rearmedAt: kiosk.lastRearm?.at)
     }
 
     /// Command Complete/Status (other programs' commands finishing), Hardware Error; with a connectable

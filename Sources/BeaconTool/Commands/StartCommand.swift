@@ -86,7 +86,7 @@ enum StartCommand: Subcommand {
         if s.beacons.count > 1, anyBeaconFlag {
             throw .usage("--uuid/--major/--minor/--power/--identifier change the one beacon, but the config lists \(s.beacons.count); use --beacon to replace the list")
         }
-        if var b = s.beacons.first {
+        if anyBeaconFlag, var b = s.beacons.first {
             b.uuid = uuid ?? b.uuid
             b.major = major ?? b.major
             b.minor = minor ?? b.minor
@@ -183,11 +183,11 @@ enum StartCommand: Subcommand {
     /// The notes of a live start that do not depend on the plan.
     static func notes(_ s: Settings, family: AdvertisingFamily, _ session: DeviceSession, _ ctx: ToolContext) {
         if family == .legacy, s.beacons.contains(where: { (($0.txPower ?? s.txPower) != nil) }) {
-            ctx.note("--tx-power is ignored: legacy advertising commands carry no tx power")
+            ctx.warn("--tx-power is ignored: legacy advertising commands carry no tx power")
         }
         let fastest = s.beacons.map { ($0.interval ?? s.interval).units }.min() ?? s.interval.units
         if family == .legacy, !s.connectable, fastest < AdvertisingInterval.standard.units, session.caps.version.hciVersion < 9 {
-            ctx.note("\(session.name) is Bluetooth \(session.caps.version.coreVersion): before 5.0, non-connectable advertising needs an interval of at least 100 ms; the controller may refuse \(AdvertisingInterval(units: fastest)?.text ?? "it")")
+            ctx.warn("\(session.name) is Bluetooth \(session.caps.version.coreVersion): before 5.0, non-connectable advertising needs an interval of at least 100 ms; the controller may refuse \(AdvertisingInterval(units: fastest)?.text ?? "it")")
         }
     }
 

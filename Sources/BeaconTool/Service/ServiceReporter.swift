@@ -6,8 +6,8 @@ import BeaconKit
 /// - `onAir(family:beacons:sets:rotation:rearmReason:)` once every beacon is on air (first start,
 ///   after a re-arm with its reason, after a reload): state file, `STATUS=`, and `READY=1` the
 ///   first time and after `reloading()`;
-/// - `offAir(_:)` when nothing is on air any more, with the `STATUS=` text
-///   ("hci0 down; waiting to re-arm");
+/// - `offAir(_:)` when nothing is on air any more, with why (the `STATUS=` text, the device name
+///   put in front unless it starts with it: "hci0 down; waiting to re-arm");
 /// - `reloading()` on SIGHUP, before re-reading the config (`RELOADING=1`);
 /// - `stopping()` on SIGTERM/SIGINT before the stop plan (`STOPPING=1`), then `stopped()` after it,
 ///   which removes the state file;
@@ -57,7 +57,12 @@ final class ServiceReporter {
         }
     }
 
-    func offAir(_ text: String) {
+    /// `why` gets the device name in front unless it starts with it.
+    func offAir(_ why: String) {
+        offAir(status: why.hasPrefix(device + " ") || why.hasPrefix(device + ":") ? why : "\(device): \(why)")
+    }
+
+    private func offAir(status text: String) {
         let now = ctx.wallClockSeconds()
         var next = state ?? SessionState(device: device, pid: ctx.service.pid, onAir: false, status: text, family: nil, since: now)
         if next.onAir { next.since = now }
@@ -84,7 +89,7 @@ final class ServiceReporter {
     /// The session ends with the error `message` (which names the device; the process exits
     /// non-zero and systemd may restart it): off air, with the message as `STATUS=`.
     func failed(_ message: String) {
-        offAir(message)
+        offAir(status: message)
     }
 
     var watchdog: WatchdogTimer? {
