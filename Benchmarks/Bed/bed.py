@@ -16,7 +16,8 @@ Every figure is measured against a reference in the same run, alternating the tw
   idle       a foreground single-beacon `start`, once advertising is on: voluntary and involuntary
              context switches (wake-ups) over IDLE seconds, and its peak RSS (VmHWM).
 
-  kiosk      3 beacons rotating on one legacy set every 50 ms (`--beacon` x3 `--rotation 50`):
+  kiosk      3 beacons rotating on one legacy set every 50 ms (`--beacon` x3 `--rotation 50`,
+             `--interval 20`: the dwell must not be shorter than the interval):
              RSS after 50 and after 1,000 swaps (no growth expected), and the time between data
              swaps in the btmon capture ($E2E_SNOOP) against the 50 ms dwell. Skipped when the
              binary has no --beacon/--rotation.
@@ -179,7 +180,8 @@ def kiosk(beacon_tx, snoop, rotation_ms, swaps):
     if "--beacon" not in usage or "--rotation" not in usage:
         return {"available": False, "why": "this beacon-tx has no --beacon/--rotation"}
     uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
-    argv = [beacon_tx, "start", "--device", "hci0", "--controller", "legacy", "--rotation", str(rotation_ms)]
+    argv = [beacon_tx, "start", "--device", "hci0", "--controller", "legacy", "--interval", "20",
+            "--rotation", str(rotation_ms)]
     for minor in (1, 2, 3):
         argv += ["--beacon", "%s:1:%d" % (uuid, minor)]
     since = time.time()
@@ -193,7 +195,11 @@ def kiosk(beacon_tx, snoop, rotation_ms, swaps):
     on_air = time.time()
     time.sleep(50 * rotation_ms / 1000)
     early = proc_status(p.pid)
-    time.sleep(max(0.0, (swaps - 50) * rotation_ms / 1000))
+    # until the capture holds `swaps` data swaps (TCG is slower than the dwell at times)
+    deadline = time.monotonic() + 3 * swaps * rotation_ms / 1000
+    time.sleep(swaps * rotation_ms / 1000)
+    while len(commands_since(snoop, on_air, 0, 0x2008)) < swaps and time.monotonic() < deadline:
+        time.sleep(2)
     late = proc_status(p.pid)
     p.terminate()
     p.wait(10)
