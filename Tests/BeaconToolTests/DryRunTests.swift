@@ -147,3 +147,53 @@ import Testing
         #expect(tool(["--version"]).out == "beacon-tx \(BeaconTX.version)\n")
     }
 }
+
+/// Many beacons: the museum config (three beacons, one with its own interval) as sets and as a rotation.
+@Suite struct KioskDryRunTests {
+    @Test func museumExtendedSetsSnapshot() {
+        let r = tool(["start", "--config", repoPath("Config/museum.json"), "--dry-run", "--controller", "extended"])
+        #expect(r.code == 0, "\(r.err)")
+        expectSnapshot(r.out, "start-museum-extended.txt")
+    }
+
+    @Test func museumLegacyRotationHex() {
+        let r = tool(["start", "--config", repoPath("Config/museum.json"), "--dry-run", "--format", "hex"])
+        #expect(r.code == 0, "\(r.err)")
+        // The rotation dwell (200 ms) covers the slowest beacon's interval (200 ms): the parameters
+        // come from the first beacon (100 ms), the data swaps follow the start commands.
+        #expect(r.out == """
+            # start:
+            010a200100
+            0106200fa000a0000300000000000000000700
+            010820201e0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010001c500
+            010a200101
+            # rotation:
+            010820201e0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010001c500
+            010820201e0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c500
+            010820201e0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010003c200
+            # stop:
+            010a200100
+
+            """)
+    }
+
+    @Test func beaconFlagsReplaceTheListAndDumpConfigRoundTrips() throws {
+        let u = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
+        let flags = ["--beacon", "\(u):1:1", "--beacon", "\(u):1:2:-60", "--controller", "extended"]
+        let plan = tool(["start", "--config", repoPath("Config/museum.json")] + flags + ["--dry-run", "--format", "hex"])
+        #expect(plan.code == 0, "\(plan.err)")
+        #expect(plan.out.contains("0139200a0102ef000000ee000000"), "two sets enabled at once")
+        #expect(!plan.out.contains("0003c2"), "the third beacon of the file is gone")
+        // dump-config -> start --config gives the same plan.
+        let dumped = tool(["dump-config", "--config", repoPath("Config/museum.json")] + flags)
+        let path = NSTemporaryDirectory() + "beacon-tx-dump-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try dumped.out.write(toFile: path, atomically: true, encoding: .utf8)
+        let again = tool(["start", "--config", path, "--dry-run", "--format", "hex"])
+        #expect(again.code == 0, "\(again.err)")
+        #expect(again.out == plan.out)
+        let single = tool(["start", "--config", repoPath("Config/museum.json"), "--minor", "9", "--dry-run"])
+        #expect(single.code == 64)
+        #expect(single.err.contains("the config lists 3; use --beacon to replace the list"))
+    }
+}

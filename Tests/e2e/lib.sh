@@ -21,6 +21,8 @@
 #   expect_last_adv_enable hciN enable|disable
 #   run_bg NAME CMD...               stop_bg NAME [SIGNAL]     wait_bg NAME [SECS]
 #   bg_running NAME                  controllers_restart [N]
+#   bluetoothd_start                 bluetoothd_stop           scan_clear hciN
+#   kiosk_start NAME ARGS...         kiosk_expect_alive NAME   hci_devreset hciN
 #
 # Under TCG every exec costs 0.1-0.5 s, so the helpers use bash builtins where they
 # can (no grep/awk/tr/sleep in loops).
@@ -354,6 +356,58 @@ controllers_restart() {
   scan_stop ""
   controllers_down || fail "controllers_restart: old controllers did not go away"
   controllers_up "${1:-2}" || fail "controllers_restart: new controllers did not come up"
+}
+
+# --- kiosk: bluetoothd next to beacon-tx -------------------------------------------
+# bluetoothd_start: dbus-daemon and Debian's bluetoothd in the guest, as on every Debian or
+# Raspberry Pi OS box; returns once `bluetoothctl show` says "Powered: yes".
+bluetoothd_start() {
+  mkdir -p /run/dbus /var/lib/bluetooth
+  mountpoint -q /var/lib/bluetooth || mount -t tmpfs tmpfs /var/lib/bluetooth
+  [ -S /run/dbus/system_bus_socket ] || dbus-daemon --system --fork
+  run_bg bluetoothd /usr/libexec/bluetooth/bluetoothd -n
+  wait_until 30 _bt_powered || fail "bluetoothd did not report Powered: yes: $(tail -n 3 "$E2E_OUT/bluetoothd.log")"
+}
+_bt_powered() { [[ $(bluetoothctl show 2>/dev/null) == *"Powered: yes"* ]]; }
+
+# bluetoothd_stop: SIGTERM (bluetoothd powers every adapter off as it stops).
+bluetoothd_stop() { stop_bg bluetoothd TERM; }
+
+# scan_clear hciN: forgets the reports received so far (the scanner appends), so the next
+# expect_adv_data proves something heard after this point.
+scan_clear() { : > "$E2E_OUT/scan-$1.txt"; }
+
+# kiosk_start NAME ARGS...: a foreground `beacon-tx start ARGS` on hci0 as NAME; returns once it
+# says it is on air (the "press Ctrl-C" line).
+kiosk_start() {
+  local name=$1
+  shift
+  run_bg "$name" "$BEACON_TX" start --device hci0 "$@"
+  wait_until 15 _has_line "$E2E_OUT/$name.log" 'beacon-tx: press Ctrl-C' ||
+    fail "beacon-tx start did not start: $(tail -n 3 "$E2E_OUT/$name.log")"
+  KIOSK_PID=$(_bg_pid "$name")
+}
+
+# kiosk_expect_alive NAME: the same process is still running (nothing restarted it).
+kiosk_expect_alive() {
+  bg_running "$1" || fail "beacon-tx exited: $(tail -n 3 "$E2E_OUT/$1.log")"
+  [ "$(_bg_pid "$1")" = "$KIOSK_PID" ] || fail "beacon-tx is a different process"
+}
+
+# kiosk_rearmed NAME REASON: waits (10 s) for the re-arm line naming REASON, then prints it.
+kiosk_rearmed() {
+  wait_until 10 _log_has "$E2E_OUT/$1.log" "after: $2" || fail "no re-arm after '$2': $(tail -n 4 "$E2E_OUT/$1.log")"
+  local l
+  while IFS= read -r l; do [[ $l == *"after: $2"* ]] && echo "REARM $l"; done < "$E2E_OUT/$1.log"
+  return 0
+}
+_log_has() { local l; while IFS= read -r l; do [[ $l == *"$2"* ]] && return 0; done < "$1"; return 1; }
+
+# hci_devreset hciN: the HCIDEVRESET ioctl, as `beacon-tx start --reset` and other tools send it.
+hci_devreset() {
+  "${E2E_PY[@]}" -c 'import fcntl, socket, sys
+s = socket.socket(socket.AF_BLUETOOTH, socket.SOCK_RAW, socket.BTPROTO_HCI)
+fcntl.ioctl(s.fileno(), 0x400448CB, int(sys.argv[1][3:]))' "$1"
 }
 
 # a command that ends the scenario through `set -e` becomes the reason, unless fail() gave one

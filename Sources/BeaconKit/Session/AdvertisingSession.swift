@@ -85,6 +85,8 @@ public final class AdvertisingSession {
     private var nextRotationAt: Int64?
     private var rearmAt: Int64?
     private var rearmReason = ""
+    /// When the event that started the current re-arm arrived (for "back on air N ms after it").
+    private var triggeredAt: Int64?
     /// Another program's command that will take our beacons off air once it completes.
     private var pendingDisruption: (opcode: Opcode, reason: String)?
     /// Sets a connection ended; re-enabled after the disconnection.
@@ -228,6 +230,7 @@ public final class AdvertisingSession {
             guard si.deviceID == deviceID else { return }
             switch si.kind {
             case .down:
+                triggeredAt = nil
                 pendingDisruption = nil
                 rearmAt = nil
                 nextRotationAt = nil
@@ -343,6 +346,7 @@ public final class AdvertisingSession {
     }
 
     private func schedule(_ reason: String, after delay: Int64, waiting: String) {
+        if triggeredAt == nil { triggeredAt = now() }
         rearmReason = reason
         rearmAt = now() + delay
         nextRotationAt = nil
@@ -358,7 +362,7 @@ public final class AdvertisingSession {
         rearmAt = nil
         pendingDisruption = nil
         let family = plan?.family ?? configuration.family ?? caps.preferredAdvertisingFamily ?? .legacy
-        let started = now()
+        let started = triggeredAt ?? now()
         do {
             try putOnAir(family: family)
             noteRearmed(reason, started: started)
@@ -368,11 +372,12 @@ public final class AdvertisingSession {
     }
 
     private func noteRearmed(_ reason: String, started: Int64) {
+        triggeredAt = nil
         let t = now()
         lastRearm = (reason, t)
         rearmCount += 1
         state = .onAir
-        log("re-armed \(configuration.beacons.count) beacon(s) on \(device) after: \(reason) (\(t - started) ms)")
+        log("re-armed \(configuration.beacons.count) beacon(s) on \(device) after: \(reason) (on air \(t - started) ms after the event)")
     }
 
     private func rearmFailed(_ reason: String, _ error: SessionError) {

@@ -15,7 +15,7 @@ expect_last_adv_enable hci0 enable
 step "stop, twice"
 "$BEACON_TX" stop --device hci0 || fail "stop exited $?"
 expect_last_adv_enable hci0 disable
-expect_hci_command hci0 0x203c 00
+expect_hci_command hci0 0x203c ef
 "$BEACON_TX" stop --device hci0 || fail "second stop exited $?"
 step "start --detach --controller legacy, then stop"
 "$BEACON_TX" start --device hci0 --detach --controller legacy --config "$REPO/Config/kiosk.json" || fail "legacy start --detach exited $?"

@@ -18,4 +18,4 @@ for family in extended legacy; do
   grep -q 'advertising stopped on hci0' "$E2E_OUT/adv-$family.log" || fail "no stop note ($family)"
 done
 # the extended run also removed its set
-expect_hci_command hci0 0x203c 00
+expect_hci_command hci0 0x203c ef

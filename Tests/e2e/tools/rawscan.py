@@ -171,6 +171,9 @@ def main():
     ap.add_argument("--mode", choices=("auto", "legacy", "extended"), default="auto")
     ap.add_argument("--active", action="store_true", help="active scan (scan responses)")
     ap.add_argument("--duration", type=float, default=0, help="stop after S seconds")
+    ap.add_argument("--reenable", type=float, default=0,
+                    help="disable and enable scanning every S seconds (btvirt forwards advertising only on "
+                         "enable events, so an on-air probe must re-enable to hear a beacon that came back)")
     a = ap.parse_args()
     name = a.device if a.device.startswith("hci") else f"hci{a.device}"
     try:
@@ -189,10 +192,19 @@ def main():
         family = sc.enable(a.mode, a.active)
         print(f"# scanning {name} {family}", flush=True)
         deadline = time.monotonic() + a.duration if a.duration > 0 else None
+        next_reenable = time.monotonic() + a.reenable if a.reenable > 0 else None
         while True:
-            left = None if deadline is None else deadline - time.monotonic()
+            now = time.monotonic()
+            left = None if deadline is None else deadline - now
             if left is not None and left <= 0:
                 break
+            if next_reenable is not None:
+                if now >= next_reenable:
+                    sc.disable(family)
+                    sc.enable(family, a.active)
+                    next_reenable = time.monotonic() + a.reenable
+                wait = max(0.0, next_reenable - time.monotonic())
+                left = wait if left is None else min(left, wait)
             pkt = sc.read(left)
             if pkt:
                 sc.handle(pkt)

@@ -1,0 +1,18 @@
+#!/bin/bash
+# kiosk-advertise-on (issue 8): `bluetoothctl advertise on` (the kernel's instance 1) alongside our
+# sets: both are heard, and beacon-tx does not re-arm (nothing of ours was touched).
+. "$(dirname "$0")/kiosk.inc"
+_bluez_adv_seen() {
+  local l
+  while IFS= read -r l; do [[ $l == report\ *" addr=$K_ADDR "* && $l != *4c000215* ]] && return 0; done < "$E2E_OUT/scan-hci1.txt"
+  return 1
+}
+k_setup bluetoothd
+kiosk_start kiosk "${K_TWO[@]}"
+k_heard 1 2
+bluetoothctl advertise on
+scan_clear hci1
+k_heard 1 2
+wait_until 10 _bluez_adv_seen || fail "bluetoothd's advertisement not heard: $(scan_reports hci1 | head -n 3)"
+_log_has "$E2E_OUT/kiosk.log" 're-armed' && fail "re-armed without cause: $(cat "$E2E_OUT/kiosk.log")"
+kiosk_expect_alive kiosk
