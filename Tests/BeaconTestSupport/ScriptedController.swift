@@ -155,6 +155,18 @@ public final class FakeHost: HCIHost {
     public func reset(deviceID: UInt16) throws(TransportError) {
         log.append("reset hci\(deviceID)")
     }
+
+    /// What `waitForDevice` answers, in order (then `.timedOut`).
+    public var deviceWaits: [DeviceWait] = []
+
+    public func waitForDevice(address: String, timeoutMilliseconds: Int) throws(TransportError) -> DeviceWait {
+        log.append("wait for \(address) \(timeoutMilliseconds) ms")
+        guard !deviceWaits.isEmpty else { return .timedOut }
+        let next = deviceWaits.removeFirst()
+        if case let .returned(info) = next, let i = deviceList.firstIndex(where: { $0.id == info.id }) { deviceList[i] = info }
+        else if case let .returned(info) = next { deviceList.append(info) }
+        return next
+    }
 }
 
 extension HCICommandRunner {

@@ -97,6 +97,28 @@ import Testing
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
+    @Test func anUnpluggedControllerThatReturnsIsReArmed() throws {
+        let p = try plan(.extended)
+        let gone = StackInternalDeviceEvent(kind: .unregistered, deviceID: 0).event
+        // Unplugged, then back (same address, up): opened and probed again, and the beacon re-armed.
+        let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start) + [.receive(.event(gone.packet))]
+                             + C.probe(extended: true) + C.okSteps(p.start) + [.receive(.signal(15))] + C.okSteps(p.stop))
+        h.deviceWaits = [.returned(C.device(0))]
+        let r = tool(["start"] + goldenFlags + ["--device-timeout", "5"], host: h)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(h.log == ["open hci0 +signals", "wait for 00:AA:01:00:00:00 5000 ms", "open hci0 +signals"])
+        #expect(r.err.contains("hci0 (00:AA:01:00:00:00) was unregistered; waiting up to 5 s for it to return"))
+        #expect(r.err.contains("re-armed 1 beacon(s) on hci0 after: hci0 returned"))
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+
+        // It does not come back: exit 69 after the timeout, naming the flag.
+        let (h2, fake2) = host(C.probe(extended: true) + C.okSteps(p.start) + [.receive(.event(gone.packet))])
+        let r2 = tool(["start"] + goldenFlags, host: h2)
+        #expect(r2.code == 69)
+        #expect(r2.err.contains("hci0 (00:AA:01:00:00:00) did not return within 60 s (--device-timeout); nothing is on air"))
+        #expect(fake2.isFullyConsumed, "left: \(fake2.remaining)")
+    }
+
     @Test func anotherProgramsResetIsReArmedAfterItCompletes() throws {
         let p = try plan(.extended)
         let clearSets = HCICommand.leClearAdvertisingSets

@@ -151,7 +151,7 @@ scan_start() {
   "${E2E_PY[@]}" -u "$E2E_DIR/tools/rawscan.py" "$@" "$dev" >> "$log" 2>&1 &
   pid=$!
   echo "$pid" > "$E2E_OUT/.scan-$dev.pid"
-  wait_until 15 _scan_ready "$log" "$pid" || true
+  wait_until 40 _scan_ready "$log" "$pid" || true
   _has_line "$log" '# scanning' || fail "scan_start $dev: scanner did not start: $(tail -n 3 "$log")"
 }
 _scan_ready() { _has_line "$1" '# scanning' || _dead "$2"; }

@@ -73,6 +73,16 @@ public protocol HCIHost: AnyObject {
     func up(deviceID: UInt16) throws(TransportError)
     /// HCIDEVRESET.
     func reset(deviceID: UInt16) throws(TransportError)
+    /// Waits until a controller with `address` is registered and up (after an unplug it may come back
+    /// under another index), a watched signal arrives, or the timeout passes. Never brings a device up.
+    func waitForDevice(address: String, timeoutMilliseconds: Int) throws(TransportError) -> DeviceWait
+}
+
+/// How `HCIHost.waitForDevice` ended.
+public enum DeviceWait: Equatable, Sendable {
+    case returned(HCIDeviceInfo)
+    case signal(Int32)
+    case timedOut
 }
 
 /// A failed system call or device lookup: which call, on which device, and the errno. What to do

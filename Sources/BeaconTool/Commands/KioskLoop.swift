@@ -4,7 +4,7 @@ import BeaconKit
 /// deadline; everything it receives goes to the `AdvertisingSession`, which decides what to send.
 /// An idle kiosk with one beacon sets no timer (it wakes only for packets and signals).
 struct KioskLoop {
-    let session: DeviceSession
+    var session: DeviceSession
     let kiosk: AdvertisingSession
     var settings: Settings
     let arguments: ParsedArguments
@@ -12,7 +12,7 @@ struct KioskLoop {
 
     static let sighup: Int32 = 1
 
-    func run() throws(CLIError) -> ExitCode {
+    mutating func run() throws(CLIError) -> ExitCode {
         var settings = self.settings
         do {
             try session.channel.setEventFilter(Self.events(for: settings))
@@ -20,6 +20,7 @@ struct KioskLoop {
         } catch { throw CLIError(error) }
         let service = ServiceReporter(ctx, device: session.name)
         var current = settings
+        let ctx = self.ctx
         kiosk.onStateChange = { [kiosk] state in
             switch state {
             case .onAir: Self.report(kiosk, current, to: service)
@@ -40,6 +41,10 @@ struct KioskLoop {
                 if kiosk.isHealthy, let beat = watchdog?.pollTimeout() { wait = wait < 0 ? Int64(beat) : min(wait, Int64(beat)) }
                 let received: HCIReceive
                 do { received = try session.channel.receive(timeoutMilliseconds: Int(clamping: wait)) } catch {
+                    if !deviceIsRegistered {
+                        kiosk.handle(.event(StackInternalDeviceEvent(kind: .unregistered, deviceID: session.info.id).event))
+                        continue
+                    }
                     let message = "\(CLIError(error).message); nothing is on air any more"
                     service.failed(message)
                     throw CLIError(.unavailable, message)
@@ -55,9 +60,14 @@ struct KioskLoop {
                 }
             }
             if kiosk.state == .deviceGone {
-                let message = "\(session.name) was unregistered (unplugged or its driver removed); nothing is on air any more"
-                service.failed(message)
-                throw CLIError(.unavailable, message)
+                guard let returned = try waitForTheDevice(settings, service) else { return .success }
+                session = returned
+                do {
+                    try session.channel.setEventFilter(Self.events(for: settings))
+                    try session.channel.observeCommands(true)
+                } catch { throw CLIError(error) }
+                kiosk.attach(session.runner, caps: session.caps, deviceID: session.info.id)
+                continue
             }
             guard let signal else { continue }
             if signal == Self.sighup, let path = arguments.path("--config")?.display {
@@ -72,6 +82,41 @@ struct KioskLoop {
             do { try kiosk.stop() } catch { throw CLIError(error) }
             ctx.note("signal \(signal): advertising stopped on \(session.name)" + (signal == Self.sighup ? " (SIGHUP without --config: the terminal closed)" : ""))
             return .success
+        }
+    }
+
+    /// Whether our controller is still registered under its index with its address.
+    var deviceIsRegistered: Bool {
+        guard let list = try? session.host.devices() else { return true }
+        return list.contains { $0.id == session.info.id && $0.address == session.info.address }
+    }
+
+    /// The controller was unregistered (a USB unplug): waits for one with the same address to be
+    /// registered and up again (never bringing it up), then opens and probes it. Nil after a signal
+    /// (nothing is on air, so there is nothing to stop); exit 69 after the timeout.
+    func waitForTheDevice(_ s: Settings, _ service: ServiceReporter) throws(CLIError) -> DeviceSession? {
+        let address = session.info.address
+        let text = "\(session.name) (\(address)) was unregistered; waiting up to \(s.deviceTimeoutSeconds) s for it to return"
+        ctx.warn(text)
+        service.offAir(text)
+        let outcome: DeviceWait
+        do { outcome = try session.host.waitForDevice(address: address, timeoutMilliseconds: s.deviceTimeoutSeconds * 1000) } catch {
+            throw CLIError(error)
+        }
+        switch outcome {
+        case let .returned(info):
+            ctx.note("\(address) is back as \(info.name); re-arming")
+            return try DeviceSession.open(info, session.host, .init(device: info.id, timeoutMilliseconds: s.timeoutMilliseconds,
+                                                                     verbose: arguments.has("--verbose"), watchSignals: true), ctx)
+        case let .signal(n):
+            service.stopping()
+            service.stopped()
+            ctx.note("signal \(n): stopped while \(address) was away (nothing was on air)")
+            return nil
+        case .timedOut:
+            let message = "\(session.name) (\(address)) did not return within \(s.deviceTimeoutSeconds) s (--device-timeout); nothing is on air"
+            service.failed(message)
+            throw CLIError(.unavailable, message)
         }
     }
 

@@ -177,7 +177,8 @@ enum StartCommand: Subcommand {
             ctx.note("detached; the controller keeps advertising until 'beacon-tx stop --device \(session.name)\(setHint)' (nothing re-arms or reloads detached beacons)")
             return .success
         }
-        return try KioskLoop(session: session, kiosk: kiosk, settings: s, arguments: a, ctx: ctx).run()
+        var loop = KioskLoop(session: session, kiosk: kiosk, settings: s, arguments: a, ctx: ctx)
+        return try loop.run()
     }
 
     /// The notes of a live start that do not depend on the plan.

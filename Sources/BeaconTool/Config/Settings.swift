@@ -60,6 +60,9 @@ struct Settings: Equatable, Sendable {
     var advertisingSet: UInt8?
     /// Dwell per beacon when several beacons share one advertising instance.
     var rotationMilliseconds = KioskConfiguration.defaultRotationMilliseconds
+    /// How long a foreground kiosk waits for an unregistered (unplugged) controller to return.
+    var deviceTimeoutSeconds = Settings.defaultDeviceTimeoutSeconds
+    static let defaultDeviceTimeoutSeconds = 60
     var beacons: [BeaconEntry] = []
 
     var deviceName: String? { device.map(HCIDeviceInfo.name(of:)) }
@@ -227,8 +230,15 @@ extension Setting {
         apply: { s, v in s.rotationMilliseconds = v.int ?? KioskConfiguration.defaultRotationMilliseconds },
         read: { s in .number(Double(s.rotationMilliseconds)) })
 
+    static let deviceTimeout = Setting(
+        key: "deviceTimeout", flag: "--device-timeout", placeholder: "s",
+        help: "wait this long for an unplugged controller with the same address to return, 0–86400 s (default 60), then exit 69",
+        kind: .integer(0...86400, unit: "s"),
+        apply: { s, v in s.deviceTimeoutSeconds = v.int ?? Settings.defaultDeviceTimeoutSeconds },
+        read: { s in .number(Double(s.deviceTimeoutSeconds)) })
+
     /// Top-level keys, in `dump-config` order (then `beacons`).
-    static let topLevel: [Setting] = [device, interval, connectable, txPower, controller, timeout, advertisingSet, rotation]
+    static let topLevel: [Setting] = [device, interval, connectable, txPower, controller, timeout, advertisingSet, rotation, deviceTimeout]
     /// The settings `stop`, `devices` and `scan` take too.
     static let deviceSettings: [Setting] = [device, timeout]
 }

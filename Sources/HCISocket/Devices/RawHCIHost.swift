@@ -44,6 +44,26 @@ public final class RawHCIHost: HCIHost {
         try RawHCIChannel(deviceID: deviceID, watchSignals: watchSignals)
     }
 
+    /// Re-reads the device list every `pollMilliseconds` while waiting in one `poll()` on a signalfd
+    /// (SIGINT, SIGTERM, SIGHUP), so a signal ends the wait at once.
+    public static let pollMilliseconds: Int32 = 250
+
+    public func waitForDevice(address: String, timeoutMilliseconds: Int) throws(TransportError) -> DeviceWait {
+        let signals = try SignalWatch(device: "hci-monitor")
+        defer { signals.close() }
+        let system = SystemCalls.live
+        let deadline = system.monotonicMilliseconds() + Int64(timeoutMilliseconds)
+        while true {
+            if let signal = signals.take() { return .signal(signal) }
+            if let back = try devices().first(where: { $0.address == address && $0.isUp }) { return .returned(back) }
+            let left = deadline - system.monotonicMilliseconds()
+            guard left > 0 else { return .timedOut }
+            var fds = [pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0)]
+            let wait = Int32(clamping: min(Int64(Self.pollMilliseconds), left))
+            _ = fds.withUnsafeMutableBufferPointer { system.poll($0, wait) }  // EINTR or a timeout: look again
+        }
+    }
+
     /// HCIDEVUP. A controller that is already up is a success (EALREADY).
     public func up(deviceID: UInt16) throws(TransportError) {
         try deviceControl(beacon_tx_HCIDEVUP, call: "ioctl(HCIDEVUP)", deviceID: deviceID, alreadyIsSuccess: true)
