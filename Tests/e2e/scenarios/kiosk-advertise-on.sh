@@ -10,7 +10,10 @@ _bluez_adv_seen() {
 k_setup bluetoothd
 kiosk_start kiosk "${K_TWO[@]}"
 k_heard 1 2
-bluetoothctl advertise on
+# bluetoothctl keeps its advertisement registered only while it runs
+run_bg bluetoothctl bash -c '{ echo "advertise on"; sleep 60; } | bluetoothctl'
+wait_until 15 _log_has "$E2E_OUT/bluetoothctl.log" 'Advertising object registered' ||
+  fail "bluetoothctl advertise on failed: $(tail -n 3 "$E2E_OUT/bluetoothctl.log")"
 scan_clear hci1
 k_heard 1 2
 wait_until 10 _bluez_adv_seen || fail "bluetoothd's advertisement not heard: $(scan_reports hci1 | head -n 3)"

@@ -5,6 +5,5 @@
 k_setup bluetoothd
 kiosk_start kiosk "${K_TWO[@]}"
 k_heard 1 2
-btmgmt_cmd 0 add-adv -d 020106 1 > /dev/null || true
 btmgmt_cmd 0 clr-adv
 k_event_rearms kiosk "another program" 1 2

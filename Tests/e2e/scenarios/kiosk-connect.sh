@@ -11,5 +11,5 @@ scan_stop hci1
 run_bg central timeout 8 l2test -i hci1 -V le_public -J 4 -c "$K_ADDR"
 wait_until 10 _log_has "$E2E_OUT/kiosk.log" 'a connection ended advertising set' || fail "no set-terminated note: $(tail -n 3 "$E2E_OUT/kiosk.log"; cat "$E2E_OUT/central.log")"
 stop_bg central TERM
-scan_start hci1 --reenable 0.5
+scan_start hci1 --mode extended --reenable 0.5
 k_event_rearms kiosk "a connection ended" 2
