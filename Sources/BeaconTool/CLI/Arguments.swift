@@ -58,6 +58,10 @@ struct ParsedArguments {
     private(set) var values: [String: [String]] = [:]
     private(set) var paths: [String: FilePath] = [:]
     private(set) var positionals: [String] = []
+    /// The options the command declares: looking up any other name is a programming error (a
+    /// misspelt flag would otherwise compile and silently read nothing), caught by every test that
+    /// runs the command.
+    private var declared: Set<String> = []
 
     init(_ args: [String], specs: [OptionSpec], command: String) throws(CLIError) {
         try self.init(raw: args.map { Array($0.utf8) }, specs: specs, command: command)
@@ -72,6 +76,7 @@ struct ParsedArguments {
             }
             return s
         }
+        declared = Set(specs.map(\.name))
         var i = 0
         var onlyPositionals = false
         while i < args.count {
@@ -121,11 +126,19 @@ struct ParsedArguments {
         s.count > 1 && s.hasPrefix("-") && s.dropFirst().allSatisfy { $0.isNumber || $0 == "." }
     }
 
-    func has(_ name: String) -> Bool { values[name] != nil }
+    func has(_ name: String) -> Bool { checked(name); return values[name] != nil }
     /// The raw file name of a path option.
-    func path(_ name: String) -> FilePath? { paths[name] }
-    func value(_ name: String) -> String? { values[name]?.last }
-    func all(_ name: String) -> [String] { values[name] ?? [] }
+    func path(_ name: String) -> FilePath? { checked(name); return paths[name] }
+    func value(_ name: String) -> String? { checked(name); return values[name]?.last }
+    func all(_ name: String) -> [String] { checked(name); return values[name] ?? [] }
+
+    /// Whether the command declares the option (settings tables are shared by commands that take
+    /// only some of their flags).
+    func declares(_ name: String) -> Bool { declared.contains(name) }
+
+    private func checked(_ name: String) {
+        assert(declared.contains(name), "option \(name) is looked up but not declared by the command")
+    }
 }
 
 /// Value checks shared by flags and config keys: every failure names the field, the value and the range.

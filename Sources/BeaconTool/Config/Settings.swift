@@ -84,9 +84,9 @@ struct Settings: Equatable, Sendable {
 
     /// Applies the flags of `settings` that `a` carries (flags over file).
     mutating func apply(_ settings: [Setting], from a: ParsedArguments) throws(CLIError) {
-        for s in settings {
+        for s in settings where a.declares(s.flag) {
             if let text = a.value(s) { try s.apply(&self, try s.value(flag: text)) }
-            if let negative = s.negativeFlag, a.has(negative) {
+            if let negative = s.negativeFlag, a.declares(negative), a.has(negative) {
                 if a.has(s.flag) { throw .usage("\(s.flag) and \(negative) exclude each other") }
                 try s.apply(&self, .bool(false))
             }
