@@ -5,8 +5,8 @@ import BeaconKit
 ///
 /// File format (JSON, one object; times are seconds since the Unix epoch, UTC):
 /// ```
-/// {"device": "hci0", "pid": 812, "onAir": true, "status": "1 beacon on air on hci0 (extended set 0)",
-///  "family": "extended", "sets": [0], "rotation": false,
+/// {"device": "hci0", "pid": 812, "onAir": true, "status": "1 beacon on air on hci0 (extended set 239)",
+///  "family": "extended", "sets": [239], "rotation": false,
 ///  "beacons": [{"identifier": "lobby", "uuid": "…", "major": 1, "minor": 2, "measuredPower": -59}],
 ///  "since": 1800000000, "lastRearm": {"at": 1800000100, "reason": "hci0 was reset"}}
 /// ```
