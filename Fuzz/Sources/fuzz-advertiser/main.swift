@@ -46,6 +46,7 @@ final class FuzzController: HCIChannel {
     }
 
     func setEventFilter(_ events: [EventCode]) throws(TransportError) {}
+    func observeCommands(_ on: Bool) throws(TransportError) {}
 }
 
 // Probe, start (with the family fallback) and stop against a controller that answers anything:

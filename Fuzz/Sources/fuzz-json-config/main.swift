@@ -17,7 +17,7 @@ exit(fuzzMain { input in
     var settings = Settings()
     do throws(CLIError) {
         _ = try ConfigFile.apply(value, into: &settings, prefix: "config")
-        if let beacon = settings.beacon {
+        for beacon in settings.beacons {
             require(IBeacon(advertisingData: beacon.beacon.advertisingData) == IBeacon(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, measuredPower: beacon.measuredPower),
                     "configured beacon round trip")
             if let identifier = beacon.identifier { require(identifier.unicodeScalars.allSatisfy(isPrintable), "unprintable identifier accepted") }
