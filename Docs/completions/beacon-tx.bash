@@ -47,7 +47,7 @@ _beacon_tx() {
         --device) COMPREPLY=($(compgen -W "$(_beacon_tx_devices)" -- "$cur")); return ;;
         --region|--duration|--exit-timeout|--path-loss|--timeout) :; return ;;
         esac
-        COMPREPLY=($(compgen -W '--device --region --duration --exit-timeout --path-loss --json --all --active --timeout --verbose --help' -- "$cur")) ;;
+        COMPREPLY=($(compgen -W '--device --region --duration --exit-timeout --path-loss --calibrate --json --all --active --timeout --verbose --help' -- "$cur")) ;;
     decode)
         case $prev in
         --as) COMPREPLY=($(compgen -W 'auto ad command event' -- "$cur")); return ;;
@@ -59,8 +59,9 @@ _beacon_tx() {
         --config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --device) COMPREPLY=($(compgen -W "$(_beacon_tx_devices)" -- "$cur")); return ;;
         --controller) COMPREPLY=($(compgen -W 'auto legacy extended' -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'json swift' -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --timeout --advertising-set --rotation --device-timeout --help' -- "$cur")) ;;
+        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --timeout --advertising-set --rotation --device-timeout --format --help' -- "$cur")) ;;
     completions)
         COMPREPLY=($(compgen -W '--help bash zsh fish' -- "$cur")) ;;
     man)

@@ -1,18 +1,30 @@
 import BeaconKit
 
-/// `beacon-tx dump-config`: the effective settings (defaults < file < flags) as JSON.
+/// `beacon-tx dump-config`: the effective settings (defaults < file < flags) as JSON, or its
+/// beacons as CoreLocation regions in Swift (`--format swift`).
 enum DumpConfigCommand: Subcommand {
     static let name = "dump-config"
-    static let summary = "print the effective config (defaults < file < flags) as JSON"
-    static let usage = "beacon-tx dump-config [--config FILE] [start flags]"
+    static let summary = "print the effective config (defaults < file < flags) as JSON, or its beacons as Swift CoreLocation regions"
+    static let usage = "beacon-tx dump-config [--config FILE] [--format json|swift] [start flags]"
     // The output is a config `start --config` accepts and that yields the same plan; null = the default.
     static let options: [OptionSpec] = StartCommand.options.filter {
         !["--dry-run", "--format", "--output", "--detach", "--reset", "--verbose"].contains($0.name)
-    }
-    static let examples = ["beacon-tx dump-config --config Config/kiosk.json --minor 7"]
+    } + [
+        .value("--format", "FORMAT", "json (the config, default) or swift (CLBeaconRegion code for an iOS receiver)",
+               choices: ["json", "swift"]),
+    ]
+    static let examples = [
+        "beacon-tx dump-config --config Config/kiosk.json --minor 7",
+        "beacon-tx dump-config --config Config/museum.json --format swift > BeaconRegions.swift",
+    ]
 
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
-        ctx.stdout(try StartCommand.settings(from: a, ctx).json.pretty)
+        let swift = try Validate.choice("--format", a.value("--format") ?? "json", [("json", false), ("swift", true)])
+        let settings = try StartCommand.settings(from: a, ctx)
+        if swift, settings.beacons.isEmpty {
+            throw .usage("--format swift: no beacon in the effective config (give --config FILE, --beacon or --uuid)")
+        }
+        ctx.stdout(swift ? SwiftRegions.source(settings.beacons) : settings.json.pretty)
         return .success
     }
 }

@@ -4,14 +4,15 @@ import BeaconKit
 enum ScanCommand: Subcommand {
     static let name = "scan"
     static let summary = "range and monitor iBeacons like CoreLocation (enter/exit, proximity, distance)"
-    static let usage = "beacon-tx scan [--device hciN] [--region UUID[:MAJOR[:MINOR]]]... [options]"
+    static let usage = "beacon-tx scan [--device hciN] [--region UUID[:MAJOR[:MINOR]]]... [options]\n       beacon-tx scan --calibrate --region UUID[:MAJOR[:MINOR]] [--duration s] [--json]"
     static let options: [OptionSpec] = [
         .value("--device", "hciN", "controller (default: the first LE controller)"),
         .value("--region", "UUID[:MAJOR[:MINOR]]", "monitor and range this region (repeatable; default: range every iBeacon)", repeatable: true),
         .value("--duration", "s", "stop after this many seconds, 0.1–86400 (default: until Ctrl-C / SIGTERM)"),
         .value("--exit-timeout", "s", "report exit after this long without a matching beacon, 1–3600 (default 30)"),
         .value("--path-loss", "n", "path-loss exponent for distance, 1–6 (default 2: free space; 2–4 indoors)"),
-        .flag("--json", "JSON Lines: one object per ranging update or region event"),
+        .flag("--calibrate", "measure one beacon held at 1 m (exactly one --region) and suggest its measuredPower; --duration defaults to 10"),
+        .flag("--json", "JSON Lines: one object per ranging update or region event (with --calibrate: one object)"),
         .flag("--all", "also list advertisements that are not iBeacons"),
         .flag("--active", "active scanning (send scan requests)"),
         .value("--timeout", "ms", "wait this long for each controller answer, 100–60000 (default 2000)"),
@@ -21,6 +22,7 @@ enum ScanCommand: Subcommand {
         "sudo beacon-tx scan",
         "sudo beacon-tx scan --region E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1 --json",
         "sudo beacon-tx scan --device hci1 --duration 10 --all --json | jq -c 'select(.event == \"range\")'",
+        "sudo beacon-tx scan --calibrate --region E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:2 --duration 20",
     ]
 
     struct Setup {
@@ -31,6 +33,7 @@ enum ScanCommand: Subcommand {
         var json = false
         var all = false
         var active = false
+        var calibrate = false
         /// Legacy and extended scan plans, checked before any socket is opened.
         var plans: [ScanPlan] = []
     }
@@ -61,6 +64,18 @@ enum ScanCommand: Subcommand {
         s.json = a.has("--json")
         s.all = a.has("--all")
         s.active = a.has("--active")
+        s.calibrate = a.has("--calibrate")
+        if s.calibrate {
+            guard s.regions.count == 1 else {
+                throw .usage(s.regions.isEmpty
+                    ? "--calibrate needs --region UUID[:MAJOR[:MINOR]]: the one beacon held at 1 m"
+                    : "--calibrate measures one beacon: give one --region, not \(s.regions.count)")
+            }
+            for other in ["--all", "--exit-timeout", "--path-loss"] where a.has(other) {
+                throw .usage("\(other) does nothing with --calibrate")
+            }
+            if s.duration == nil { s.duration = Calibrate.defaultDuration }
+        }
         do {
             s.plans = try [ScanFamily.legacy, .extended].map { try ScanPlan(family: $0, options: ScanOptions(active: s.active)) }
         } catch {
@@ -74,6 +89,7 @@ enum ScanCommand: Subcommand {
         var s = Settings()
         try s.apply(Setting.deviceSettings, from: a)
         let session = try DeviceSession.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose"), watchSignals: true), ctx)
+        if setup.calibrate { return try Calibrate.run(session, setup, ctx) }
         let output = Output(setup: setup, ctx: ctx)
         var configuration = ScanConfiguration(regions: setup.regions, reportAll: setup.all, deviceID: session.info.id)
         configuration.exitTimeout = setup.exitTimeout
