@@ -197,3 +197,27 @@ import Testing
         #expect(single.err.contains("the config lists 3; use --beacon to replace the list"))
     }
 }
+
+/// `null` in a config and `default` as a flag value both mean the built-in default, for every setting.
+@Suite struct SettingDefaultsTests {
+    @Test func txPowerFlagResetsToNoPreferenceAndNullMeansDefault() throws {
+        let path = NSTemporaryDirectory() + "beacon-tx-defaults-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try #"{"txPower": -8, "interval": null, "rotation": null, "advertisingSet": 7, "beacons": [{"uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": 2, "measuredPower": null}]}"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let fromFile = tool(["dump-config", "--config", path])
+        #expect(fromFile.code == 0, "\(fromFile.err)")
+        let json = try JSON.parse(fromFile.out)
+        #expect(json["txPower"] == .number(-8))
+        #expect(json["interval"] == .number(100))
+        #expect(json["rotation"] == .number(200))
+        #expect(json["advertisingSet"] == .number(7))
+        let reset = tool(["dump-config", "--config", path, "--tx-power", "default", "--advertising-set", "default"])
+        #expect(reset.code == 0, "\(reset.err)")
+        let after = try JSON.parse(reset.out)
+        #expect(after["txPower"] == .null, "no preference")
+        #expect(after["advertisingSet"] == .null, "beacon-tx's own choice")
+        let plan = tool(["start", "--config", path, "--tx-power", "default", "--dry-run", "--format", "hex", "--controller", "extended"])
+        #expect(plan.out.contains("01362019071000a00000a00000070000000000000000007f0100010000"), "0x7f = no preference, set 7")
+    }
+}
