@@ -252,3 +252,44 @@ import Testing
         #expect(Hex.encode(addition[3].command.packet) == "013920060101ed000000")
     }
 }
+
+/// `--cycle` and `--duration` against a fake clock: commands exactly at the phase changes, no timer
+/// in between.
+@Suite struct AdvertisingScheduleTests {
+    typealias C = Controllers
+
+    @Test func cycleTwoOnTwoOffTwiceThenFinished() throws {
+        let config = KioskConfiguration(beacons: [try AdvertisingSessionTests.beacon(2)])
+        let plan = try KioskPlan(config, family: .extended)
+        let disable = Array(plan.stop.prefix(1))
+        #expect(disable.map { Hex.encode($0.command.packet) } == ["013920060001ef000000"], "disable only, the set is kept")
+        let fake = ScriptedController(C.okSteps(plan.start) + C.okSteps(disable) + C.okSteps(plan.start) + C.okSteps(disable))
+        let clock = AdvertisingSessionTests.Clock()
+        let s = AdvertisingSession(configuration: config, caps: try AdvertisingSessionTests.caps(extended: true), device: "hci0",
+                                   runner: HCICommandRunner(channel: fake, now: { clock.ms }), now: { clock.ms }, log: { _ in })
+        s.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 2000, offMilliseconds: 2000, count: 2))
+        try s.start()
+        var timeline: [String] = []
+        for t: Int64 in [11_999, 12_000, 14_000, 16_000, 18_000] {
+            clock.ms = t
+            let sentBefore = fake.sent.count
+            s.timerExpired()
+            timeline.append("\(t - 10_000): \(fake.sent.count - sentBefore) sent, \(s.state), next \(s.nextDeadline.map { "\($0 - 10_000)" } ?? "none"), finished \(s.finished)")
+        }
+        #expect(timeline == [
+            "1999: 0 sent, onAir, next 2000, finished false",
+            "2000: 1 sent, off(\"cycle: off for 2 s (1 of 2)\"), next 4000, finished false",
+            "4000: 4 sent, onAir, next 6000, finished false",
+            "6000: 1 sent, off(\"cycle: off for 2 s (2 of 2)\"), next 8000, finished false",
+            "8000: 0 sent, off(\"cycle: off for 2 s (2 of 2)\"), next none, finished true",
+        ])
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+    }
+
+    @Test func phasesOfTheDryRun() {
+        let forever = AdvertisingSchedule(cycle: .init(onMilliseconds: 30_000, offMilliseconds: 60_000))
+        #expect(forever.phases(limit: 4).map { "\($0.on ? "on" : "off")@\($0.at)" } == ["off@30000", "on@90000", "off@120000", "on@180000"])
+        let twice = AdvertisingSchedule(cycle: .init(onMilliseconds: 2000, offMilliseconds: 2000, count: 2))
+        #expect(twice.phases().map(\.at) == [2000, 4000, 6000])
+    }
+}

@@ -97,6 +97,23 @@ import Testing
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
+    @Test func durationStopsCleanlyAndExits0() throws {
+        let p = try plan(.extended)
+        // One wait of the whole duration (no timer before it), then the stop plan.
+        let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start) + [.receive(.timedOut)] + C.okSteps(p.stop))
+        let clock = TestClock()
+        clock.attach(fake)
+        let r = tool(["start"] + goldenFlags + ["--duration", "3"], host: h, clock: clock)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.err.contains("schedule done: advertising stopped on hci0"))
+        #expect(fake.requestedTimeouts.contains { (2900...3000).contains($0) }, "\(fake.requestedTimeouts)")
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        let dry = tool(["start"] + goldenFlags + ["--cycle", "2:2:2", "--dry-run"])
+        #expect(dry.out.contains("schedule: on 2 s (the start commands), off 2 s (disable, sets kept), 2 times, then stop; phase changes: off at 2 s, on at 4 s, off at 6 s, stop at 8 s"), "\(dry.out)")
+        #expect(tool(["start"] + goldenFlags + ["--cycle", "2"]).code == 64)
+        #expect(tool(["start"] + goldenFlags + ["--duration", "3", "--detach"], host: h).code == 64)
+    }
+
     @Test func anUnpluggedControllerThatReturnsIsReArmed() throws {
         let p = try plan(.extended)
         let gone = StackInternalDeviceEvent(kind: .unregistered, deviceID: 0).event

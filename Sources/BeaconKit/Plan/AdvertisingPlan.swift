@@ -38,12 +38,27 @@ public struct AdvertisingInterval: Hashable, Sendable {
 }
 
 enum Milliseconds {
+    /// Seconds without a needless fraction: 2000 → "2", 1500 → "1.5".
+    static func seconds(_ ms: Int64) -> String {
+        ms % 1000 == 0 ? "\(ms / 1000)" : format(Double(ms) / 1000).replacingZeros()
+    }
+
     /// Three decimals without Foundation: 152.5 → "152.500".
     static func format(_ ms: Double) -> String {
         let thousandths = Int((ms * 1000).rounded())
         let whole = thousandths / 1000, frac = thousandths % 1000
         let fracText = String(frac)
         return "\(whole)." + String(repeating: "0", count: 3 - fracText.count) + fracText
+    }
+}
+
+extension String {
+    /// "1.500" → "1.5".
+    fileprivate func replacingZeros() -> String {
+        var s = Substring(self)
+        while s.hasSuffix("0") { s = s.dropLast() }
+        if s.hasSuffix(".") { s = s.dropLast() }
+        return String(s)
     }
 }
 

@@ -31,8 +31,55 @@ public enum KioskState: Hashable, Sendable {
     case waiting(String)
     /// The controller was unregistered (unplugged): the pump must find it again and `attach` a runner.
     case deviceGone
+    /// Off by the schedule (`--cycle`): disabled on the controller until the next on phase.
+    case off(String)
     /// After `stop`.
     case stopped
+}
+
+/// When the beacons are on air: a total duration and an on/off cycle (iOS enter/exit tests).
+public struct AdvertisingSchedule: Hashable, Sendable {
+    /// Stop after this long (ms); nil = until a signal.
+    public var durationMilliseconds: Int64?
+    public var cycle: Cycle?
+
+    public struct Cycle: Hashable, Sendable {
+        public var onMilliseconds: Int64
+        public var offMilliseconds: Int64
+        /// On/off pairs before the session ends; nil = forever.
+        public var count: Int?
+
+        public init(onMilliseconds: Int64, offMilliseconds: Int64, count: Int? = nil) {
+            self.onMilliseconds = onMilliseconds
+            self.offMilliseconds = offMilliseconds
+            self.count = count
+        }
+    }
+
+    public init(durationMilliseconds: Int64? = nil, cycle: Cycle? = nil) {
+        self.durationMilliseconds = durationMilliseconds
+        self.cycle = cycle
+    }
+
+    public var isEmpty: Bool { durationMilliseconds == nil && cycle == nil }
+
+    /// The phase changes from the start, in ms: `(at, on)`; the last entry with `on == false` and no
+    /// following entry ends the session (also at `durationMilliseconds`). At most `limit` entries.
+    public func phases(limit: Int = 64) -> [(at: Int64, on: Bool)] {
+        guard let cycle else { return [] }
+        var out: [(at: Int64, on: Bool)] = []
+        var t: Int64 = 0
+        var pairs = 0
+        while out.count < limit {
+            t += cycle.onMilliseconds
+            out.append((t, false))
+            pairs += 1
+            if let count = cycle.count, pairs >= count { break }
+            t += cycle.offMilliseconds
+            out.append((t, true))
+        }
+        return out
+    }
 }
 
 /// The advertising session of a kiosk: desired state = the beacons of a `KioskConfiguration`; the
@@ -72,6 +119,17 @@ public final class AdvertisingSession {
     /// Index of the beacon whose data is on air in a rotation.
     public private(set) var rotationIndex = 0
 
+    /// Duration and on/off cycle; empty = on air until stopped.
+    public var schedule = AdvertisingSchedule()
+    /// The schedule has run out (duration passed, or the last cycle ended): the pump stops and exits 0.
+    public private(set) var finished = false
+    /// How many scheduled on/off switches were sent.
+    public private(set) var phaseSwitches = 0
+    private var endAt: Int64?
+    private var phaseAt: Int64?
+    private var cycleOff = false
+    private var pairsDone = 0
+
     public var settleMilliseconds: Int64 = 250
     public var hardwareErrorGraceMilliseconds: Int64 = 3000
     public var retryMilliseconds: Int64 = 1000
@@ -107,13 +165,13 @@ public final class AdvertisingSession {
 
     /// When the pump must call `timerExpired` (monotonic ms); nil = no timer (an idle kiosk sleeps).
     public var nextDeadline: Int64? {
-        [nextRotationAt, rearmAt].compactMap { $0 }.min()
+        [nextRotationAt, rearmAt, phaseAt, endAt].compactMap { $0 }.min()
     }
 
     /// Whether the beacons are on air or expected back within the re-arm budget (for a watchdog).
     public var isHealthy: Bool {
         switch state {
-        case .onAir: return true
+        case .onAir, .off: return true
         case .waiting: return rearmAt != nil
         default: return false
         }
@@ -129,6 +187,9 @@ public final class AdvertisingSession {
         do { family = try Advertiser.chooseFamily(configuration.family, caps, device: device) } catch { throw .start(error) }
         try putOnAir(family: family)
         state = .onAir
+        let t = now()
+        endAt = schedule.durationMilliseconds.map { t + $0 }
+        phaseAt = schedule.cycle.map { t + $0.onMilliseconds }
     }
 
     private func putOnAir(family: AdvertisingFamily) throws(SessionError) {
@@ -203,9 +264,19 @@ public final class AdvertisingSession {
         drainRunner()
     }
 
-    /// The deadline passed: rotate, or re-arm.
+    /// The deadline passed: rotate, re-arm, switch the cycle's phase, or finish.
     public func timerExpired() {
         let t = now()
+        if let at = endAt, at <= t {
+            endAt = nil
+            phaseAt = nil
+            finished = true
+            log("the scheduled \(Milliseconds.seconds(schedule.durationMilliseconds ?? 0)) s are over")
+            return
+        }
+        if let at = phaseAt, at <= t {
+            switchPhase(at: at)
+        }
         if let at = rearmAt, at <= t {
             rearmAt = nil
             rearm(rearmReason)
@@ -306,7 +377,7 @@ public final class AdvertisingSession {
 
     /// Another program's command: does it take our beacons off air?
     private func observe(_ command: HCICommand) {
-        guard let plan, let reason = disruption(command, plan) else { return }
+        guard !cycleOff, let plan, let reason = disruption(command, plan) else { return }
         guard !isDown else { return }
         pendingDisruption = (command.opcode, reason)
         // If the completion never reaches us, re-arm anyway.
@@ -353,11 +424,51 @@ public final class AdvertisingSession {
         state = .waiting(waiting)
     }
 
+    // MARK: schedule
+
+    /// On → off: every beacon disabled on the controller (a phone sees the region empty); off → on:
+    /// the whole start plan again (whatever happened meanwhile, the beacons come back as configured).
+    private func switchPhase(at scheduled: Int64) {
+        guard let cycle = schedule.cycle, let plan else { return }
+        if !cycleOff {
+            pairsDone += 1
+            cycleOff = true
+            nextRotationAt = nil
+            rearmAt = nil
+            pendingDisruption = nil
+            do {
+                for step in plan.disable() { try runner.run(step) }
+            } catch {
+                log("cycle: disabling failed: \(error)")
+            }
+            phaseSwitches += 1
+            if let count = cycle.count, pairsDone >= count {
+                // The last on phase is over: the session ends after the final off phase.
+                phaseAt = nil
+                endAt = min(endAt ?? .max, scheduled + cycle.offMilliseconds)
+            } else {
+                phaseAt = scheduled + cycle.offMilliseconds
+            }
+            state = .off("cycle: off for \(Milliseconds.seconds(cycle.offMilliseconds)) s (\(pairsDone)\(cycle.count.map { " of \($0)" } ?? ""))")
+        } else {
+            cycleOff = false
+            phaseAt = scheduled + cycle.onMilliseconds
+            phaseSwitches += 1
+            rearm("cycle: on for \(Milliseconds.seconds(cycle.onMilliseconds)) s")
+        }
+    }
+
     // MARK: re-arm and rotation
 
     /// Runs the whole start plan again (the family may switch once; capacity may force rotation).
     private func rearm(_ reason: String) {
         guard state != .stopped else { return }
+        if cycleOff {
+            // Off by the schedule: the next on phase runs the whole start plan anyway.
+            rearmAt = nil
+            pendingDisruption = nil
+            return
+        }
         rearmReason = reason
         rearmAt = nil
         pendingDisruption = nil

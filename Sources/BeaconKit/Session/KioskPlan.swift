@@ -172,6 +172,14 @@ public struct KioskPlan: Hashable, Sendable, CommandPlan {
         } + handles.map { PlannedCommand(.leRemoveAdvertisingSet(handle: $0), tolerating: alreadyGone) }
     }
 
+    /// Every beacon disabled on the controller, sets kept (an off phase of a cycle).
+    public func disable() -> [PlannedCommand] {
+        switch family {
+        case .extended: return Array(stop.prefix(handles.count))
+        case .legacy: return stop
+        }
+    }
+
     /// The commands that put one beacon's set back on air (after a connection ended it, or another
     /// program disabled it): enable only, its parameters and data are still there.
     public func reenable(_ handles: [UInt8]) -> [PlannedCommand] {

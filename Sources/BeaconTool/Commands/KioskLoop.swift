@@ -27,6 +27,9 @@ struct KioskLoop {
             case let .waiting(why):
                 ctx.warn(why)
                 service.offAir(why)
+            case let .off(why):
+                ctx.note(why)
+                service.offAir(why)
             default: break
             }
         }
@@ -58,6 +61,13 @@ struct KioskLoop {
                 case .timedOut:
                     kiosk.timerExpired()
                 }
+            }
+            if kiosk.finished {
+                service.stopping()
+                defer { service.stopped() }
+                do { try kiosk.stop() } catch { throw CLIError(error) }
+                ctx.note("schedule done: advertising stopped on \(session.name)")
+                return .success
             }
             if kiosk.state == .deviceGone {
                 guard let returned = try waitForTheDevice(settings, service) else { return .success }

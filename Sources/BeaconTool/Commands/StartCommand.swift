@@ -31,6 +31,8 @@ enum StartCommand: Subcommand {
         "beacon-tx start --config Config/kiosk.json --dry-run --format btsnoop --output plan.btsnoop && btmon -r plan.btsnoop",
         "sudo beacon-tx start --config /etc/beacon-tx/kiosk.json   # foreground: re-arms after resets; SIGHUP reloads; Ctrl-C stops",
         "sudo beacon-tx start --uuid e2c56db5dffb48d2b060d0f5a71096e0 --major 7 --minor 42 --detach",
+        "sudo beacon-tx start --config Config/kiosk.json --duration 60            # on air for a minute, then exit 0",
+        "sudo beacon-tx start --config Config/kiosk.json --cycle 30:60:5          # didEnterRegion/didExitRegion 5 times",
     ]
 
     enum Format: String { case text, hex, hcitool, btsnoop }
@@ -150,6 +152,9 @@ enum StartCommand: Subcommand {
 
     static func live(_ s: Settings, _ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         let detach = a.has("--detach")
+        if detach, !s.schedule.isEmpty {
+            throw .usage("--duration/--cycle need the foreground session (without --detach): nothing would switch the beacons off")
+        }
         let session = try DeviceSession.open(
             .init(device: s.device, reset: a.has("--reset"), timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose"),
                   watchSignals: !detach), ctx)
@@ -170,6 +175,7 @@ enum StartCommand: Subcommand {
         configuration.family = family == s.controller ? family : (s.controller == nil ? nil : family)
         let kiosk = AdvertisingSession(configuration: configuration, caps: caps, device: session.name, deviceID: session.info.id,
                                        runner: session.runner, now: ctx.monotonicMilliseconds, log: ctx.note)
+        kiosk.schedule = s.schedule
         do { try kiosk.start() } catch { throw CLIError(error, device: session.name) }
         ctx.note(onAirText(kiosk, s))
         if detach {

@@ -63,7 +63,19 @@ struct Settings: Equatable, Sendable {
     /// How long a foreground kiosk waits for an unregistered (unplugged) controller to return.
     var deviceTimeoutSeconds = Settings.defaultDeviceTimeoutSeconds
     static let defaultDeviceTimeoutSeconds = 60
+    /// `--duration` in seconds; nil = until stopped.
+    var durationSeconds: Int?
+    /// `--cycle ON:OFF[:COUNT]` as written (checked); nil = always on.
+    var cycle: String?
     var beacons: [BeaconEntry] = []
+
+    /// Duration and cycle in the session's terms.
+    var schedule: AdvertisingSchedule {
+        var parts = (cycle ?? "").split(separator: ":").compactMap { Int64($0) }
+        let count = parts.count == 3 ? Int(parts.removeLast()) : nil
+        let c = parts.count == 2 ? AdvertisingSchedule.Cycle(onMilliseconds: parts[0] * 1000, offMilliseconds: parts[1] * 1000, count: count) : nil
+        return AdvertisingSchedule(durationMilliseconds: durationSeconds.map { Int64($0) * 1000 }, cycle: c)
+    }
 
     var deviceName: String? { device.map(HCIDeviceInfo.name(of:)) }
 
@@ -115,6 +127,8 @@ struct Setting: Sendable {
         case bool
         case choice([String])
         case device
+        /// `ON:OFF[:COUNT]` seconds.
+        case cycle
     }
 
     let key: String
@@ -135,6 +149,7 @@ struct Setting: Sendable {
         case .bool: return "true or false"
         case let .choice(c): return c.joined(separator: ", ")
         case .device: return "hci0–hci65534"
+        case .cycle: return "ON:OFF[:COUNT], seconds 1–86400, COUNT 1–100000"
         }
     }
 
@@ -146,6 +161,7 @@ struct Setting: Sendable {
         case .bool: return .bool(true)
         case let .choice(c): return .text(try Validate.choice(flag, text, c.map { ($0, $0) }))
         case .device: return .integer(Int(try Validate.device(flag, text)))
+        case .cycle: return .text(try Self.cycle(flag, text, code: .usage))
         }
     }
 
@@ -157,10 +173,23 @@ struct Setting: Sendable {
         case let (.bool, .bool(b)): return .bool(b)
         case let (.choice(c), .string(s)): return .text(try Validate.choice(field, s, c.map { ($0, $0) }, code: .dataError))
         case let (.device, .string(s)): return .integer(Int(try Validate.device(field, s, code: .dataError)))
+        case let (.cycle, .string(s)): return .text(try Self.cycle(field, s, code: .dataError))
         case (.integer, _), (.number, _): throw .data("\(field): expected a number, found \(json.kind)")
         case (.bool, _): throw .data("\(field): expected true or false, found \(json.kind)")
-        case (.choice, _), (.device, _): throw .data("\(field): expected a string, found \(json.kind)")
+        case (.choice, _), (.device, _), (.cycle, _): throw .data("\(field): expected a string, found \(json.kind)")
         }
+    }
+
+    /// Checks `ON:OFF[:COUNT]` and returns it as written.
+    static func cycle(_ field: String, _ text: String, code: ExitCode) throws(CLIError) -> String {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2 || parts.count == 3 else {
+            throw CLIError(code, "\(field): '\(Quote.escaped(text))' is not ON:OFF or ON:OFF:COUNT (seconds, e.g. 30:60:3)")
+        }
+        _ = try Validate.integer("\(field) ON", parts[0], 1...86400, code: code)
+        _ = try Validate.integer("\(field) OFF", parts[1], 1...86400, code: code)
+        if parts.count == 3 { _ = try Validate.integer("\(field) COUNT", parts[2], 1...100_000, code: code) }
+        return text
     }
 
     var option: OptionSpec {
@@ -237,8 +266,20 @@ extension Setting {
         apply: { s, v in s.deviceTimeoutSeconds = v.int ?? Settings.defaultDeviceTimeoutSeconds },
         read: { s in .number(Double(s.deviceTimeoutSeconds)) })
 
+    static let duration = Setting(
+        key: "duration", flag: "--duration", placeholder: "s",
+        help: "advertise for this long, then stop cleanly and exit 0, 1–31536000 s (default: until stopped)",
+        kind: .integer(1...31_536_000, unit: "s"),
+        apply: { s, v in s.durationSeconds = v.int }, read: { s in s.durationSeconds.map { .number(Double($0)) } ?? .null })
+
+    static let cycle = Setting(
+        key: "cycle", flag: "--cycle", placeholder: "ON:OFF[:COUNT]",
+        help: "on for ON s, off (disabled on the controller) for OFF s, COUNT times or forever, then exit 0",
+        kind: .cycle,
+        apply: { s, v in s.cycle = v.text }, read: { s in s.cycle.map(JSON.string) ?? .null })
+
     /// Top-level keys, in `dump-config` order (then `beacons`).
-    static let topLevel: [Setting] = [device, interval, connectable, txPower, controller, timeout, advertisingSet, rotation, deviceTimeout]
+    static let topLevel: [Setting] = [device, interval, connectable, txPower, controller, timeout, advertisingSet, rotation, deviceTimeout, duration, cycle]
     /// The settings `stop`, `devices` and `scan` take too.
     static let deviceSettings: [Setting] = [device, timeout]
 }

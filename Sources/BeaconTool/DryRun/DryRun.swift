@@ -30,6 +30,7 @@ enum DryRun {
                 lines += CommandText.describe(step.command)
             }
         }
+        if let schedule = scheduleText(s) { lines += ["", "schedule: " + schedule] }
         lines += ["", "stop:"]
         for step in plan.stop { lines += CommandText.describe(step.command) }
         return lines.joined(separator: "\n") + "\n"
@@ -43,6 +44,24 @@ enum DryRun {
         case .rotation:
             return s.beacons.count == 1 ? "" : ", one instance rotated every \(s.rotationMilliseconds) ms"
         }
+    }
+
+    /// `on 2 s (start commands), off 2 s (disable), ... 2 times, then stop` / `stop after 3 s`; nil
+    /// without a schedule. The off phase sends the first commands of the stop plan (disable only).
+    static func scheduleText(_ s: Settings) -> String? {
+        let schedule = s.schedule
+        guard !schedule.isEmpty else { return nil }
+        var parts: [String] = []
+        if let c = schedule.cycle {
+            parts.append("on \(c.onMilliseconds / 1000) s (the start commands), off \(c.offMilliseconds / 1000) s (disable, sets kept)"
+                         + (c.count.map { ", \($0) time\($0 == 1 ? "" : "s"), then stop" } ?? ", forever"))
+            let phases = schedule.phases(limit: 6)
+            var changes = phases.map { "\($0.on ? "on" : "off") at \($0.at / 1000) s" }
+            if c.count != nil, let last = phases.last, phases.count < 6 { changes.append("stop at \((last.at + c.offMilliseconds) / 1000) s") }
+            parts.append("phase changes: " + changes.joined(separator: ", ") + (phases.count == 6 ? ", ..." : ""))
+        }
+        if let d = schedule.durationMilliseconds { parts.append("stop after \(d / 1000) s") }
+        return parts.joined(separator: "; ")
     }
 
     static func overrides(_ e: BeaconEntry) -> String {
@@ -76,6 +95,7 @@ enum DryRun {
             lines.append("# rotation, one step every \(s.rotationMilliseconds) ms:")
             lines += plan.rotationSteps.map { "# " + hcitoolLine($0.command, device: device) }
         }
+        if let schedule = scheduleText(s) { lines.append("# schedule: " + schedule) }
         lines.append("# stop:")
         lines += plan.stop.map { "# " + hcitoolLine($0.command, device: device) }
         return lines.joined(separator: "\n") + "\n"
