@@ -271,7 +271,8 @@ public final class AdvertisingSession {
             endAt = nil
             phaseAt = nil
             finished = true
-            log("the scheduled \(Milliseconds.seconds(schedule.durationMilliseconds ?? 0)) s are over")
+            log(schedule.cycle?.count != nil && (pairsDone >= (schedule.cycle?.count ?? 0))
+                ? "the last cycle is over" : "the scheduled \(Milliseconds.seconds(schedule.durationMilliseconds ?? 0)) s are over")
             return
         }
         if let at = phaseAt, at <= t {
