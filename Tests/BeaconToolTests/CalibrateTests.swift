@@ -61,6 +61,19 @@ import Testing
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
+    /// Ctrl-C ends the collection early; what was collected is still reported.
+    @Test func signalEndsEarlyWithTheResult() throws {
+        let beacon = try #require(Golden.beacon)
+        let fake = try controller([ScanTests.legacyReport(beacon.advertisingData, rssi: -70),
+                                   ScanTests.legacyReport(beacon.advertisingData, rssi: -71)], end: .receive(.signal(2)))
+        let r = tool(["scan", "--calibrate", "--region", Golden.uuidText + ":1:2", "--json"], host: FakeHost(devices: [C.device(0)], channels: [0: fake]))
+        #expect(r.code == 0, "\(r.err)")
+        // (-70 + -71) / 2 = -70.5 (mean, median and, below 10 samples, trimmed mean) → -71.
+        #expect(r.out == #"{"event":"calibration","region":"\#(Golden.uuidText):1:2","uuid":"\#(Golden.uuidText)","major":1,"minor":2,"samples":2,"rssiNotAvailable":0,"mean":-70.5,"median":-70.5,"trimmedMean":-70.5,"trimmedPerEnd":0,"advertisedMeasuredPower":-59,"measuredPower":-71,"configLine":"\"measuredPower\": -71"}"# + "\n")
+        #expect(r.err.contains("signal 2: calibration ended early"), "\(r.err)")
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+    }
+
     @Test func rssiNotAvailableIsUnavailable() throws {
         let beacon = try #require(Golden.beacon)
         let fake = try controller([ScanTests.legacyReport(beacon.advertisingData, rssi: 127),
