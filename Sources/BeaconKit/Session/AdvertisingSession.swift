@@ -143,6 +143,9 @@ public final class AdvertisingSession {
     private var nextRotationAt: Int64?
     private var rearmAt: Int64?
     private var rearmReason = ""
+    /// The kernel reported the device down and nothing has re-armed since: nothing can be on air, and
+    /// nothing is sent until it is up again.
+    private var deviceDown = false
     /// When the event that started the current re-arm arrived (for "back on air N ms after it").
     private var triggeredAt: Int64?
     /// Another program's command that will take our beacons off air once it completes.
@@ -246,7 +249,7 @@ public final class AdvertisingSession {
             rearmAt = nil
         }
         guard let plan, state != .deviceGone else { return }
-        if case .waiting = state, rearmReason.hasSuffix(" down") { return }  // nothing can be on air
+        if isDown { return }  // nothing can be on air
         for step in plan.stop { try runner.run(step) }
     }
 
@@ -307,6 +310,7 @@ public final class AdvertisingSession {
                 rearmAt = nil
                 nextRotationAt = nil
                 rearmReason = "\(device) down"
+                deviceDown = true
                 state = .waiting("\(device) down; waiting to re-arm")
             case .up:
                 rearm("\(device) up again")
@@ -386,7 +390,7 @@ public final class AdvertisingSession {
     }
 
     private var isDown: Bool {
-        if case .waiting = state, rearmReason.hasSuffix(" down") { return true }
+        if case .waiting = state, deviceDown { return true }
         return state == .deviceGone
     }
 
@@ -420,6 +424,7 @@ public final class AdvertisingSession {
     private func schedule(_ reason: String, after delay: Int64, waiting: String) {
         if triggeredAt == nil { triggeredAt = now() }
         rearmReason = reason
+        deviceDown = false
         rearmAt = now() + delay
         nextRotationAt = nil
         state = .waiting(waiting)
@@ -471,6 +476,7 @@ public final class AdvertisingSession {
             return
         }
         rearmReason = reason
+        deviceDown = false
         rearmAt = nil
         pendingDisruption = nil
         let family = plan?.family ?? configuration.family ?? caps.preferredAdvertisingFamily ?? .legacy
@@ -496,12 +502,14 @@ public final class AdvertisingSession {
         if case let .transport(t)? = error.hciError {
             if case .deviceDown = t {
                 rearmReason = "\(device) down"
+                deviceDown = true
                 state = .waiting("\(device) down; waiting to re-arm")
                 return
             }
         }
         log("re-arm after \(reason) failed: \(error); retrying in \(retryMilliseconds) ms")
         rearmReason = reason
+        deviceDown = false
         rearmAt = now() + retryMilliseconds
         state = .waiting("re-arm failed (\(error)); retrying")
     }

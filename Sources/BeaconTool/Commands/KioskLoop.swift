@@ -14,10 +14,7 @@ struct KioskLoop {
 
     mutating func run() throws(CLIError) -> ExitCode {
         var settings = self.settings
-        do {
-            try session.channel.setEventFilter(Self.events(for: settings))
-            try session.channel.observeCommands(true)
-        } catch { throw CLIError(error) }
+        try watch(session.channel, settings)
         let service = ServiceReporter(ctx, device: session.name)
         var current = settings
         let ctx = self.ctx
@@ -72,10 +69,7 @@ struct KioskLoop {
             if kiosk.state == .deviceGone {
                 guard let returned = try waitForTheDevice(settings, service) else { return .success }
                 session = returned
-                do {
-                    try session.channel.setEventFilter(Self.events(for: settings))
-                    try session.channel.observeCommands(true)
-                } catch { throw CLIError(error) }
+                try watch(session.channel, settings)
                 kiosk.attach(session.runner, caps: session.caps, deviceID: session.info.id)
                 continue
             }
@@ -93,6 +87,14 @@ struct KioskLoop {
             ctx.note("signal \(signal): advertising stopped on \(session.name)" + (signal == Self.sighup ? " (SIGHUP without --config: the terminal closed)" : ""))
             return .success
         }
+    }
+
+    /// What the session needs to hear on `channel`: its events, and other programs' commands.
+    func watch(_ channel: HCIChannel, _ s: Settings) throws(CLIError) {
+        do {
+            try channel.setEventFilter(Self.events(for: s))
+            try channel.observeCommands(true)
+        } catch { throw CLIError(error) }
     }
 
     /// Whether our controller is still registered under its index with its address.

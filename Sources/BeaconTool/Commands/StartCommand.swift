@@ -171,9 +171,9 @@ enum StartCommand: Subcommand {
             // sent only once the extended family is chosen).
             do { try Advertiser.readAdvertisingSetLimits(session.runner, into: &caps) } catch { throw CLIError(error) }
         }
-        var configuration = s.kiosk
-        configuration.family = family == s.controller ? family : (s.controller == nil ? nil : family)
-        let kiosk = AdvertisingSession(configuration: configuration, caps: caps, device: session.name, deviceID: session.info.id,
+        // The session chooses the family again from the same settings (auto stays auto, so a
+        // re-arm may switch family once on Command Disallowed).
+        let kiosk = AdvertisingSession(configuration: s.kiosk, caps: caps, device: session.name, deviceID: session.info.id,
                                        runner: session.runner, now: ctx.monotonicMilliseconds, log: ctx.note)
         kiosk.schedule = s.schedule
         do { try kiosk.start() } catch { throw CLIError(error, device: session.name) }
