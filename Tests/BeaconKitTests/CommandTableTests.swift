@@ -128,32 +128,38 @@ import Testing
         let lines = Self.encoded.suffix(5).flatMap { CommandText.describe($0) }
         #expect(lines == [
             "< HCI Command: LE Set Scan Parameters (0x08|0x000b) plen 7",
-            "        Type: Active (0x01)",
-            "        Interval: 60.000 msec (0x0060)",
-            "        Window: 30.000 msec (0x0030)",
-            "        Own address type: Random (0x01)",
-            "        Filter policy: Ignore not in accept list (0x01)",
+            "        LE_Scan_Type: Active (0x01)",
+            "        LE_Scan_Interval: 60.000 msec (0x0060)",
+            "        LE_Scan_Window: 30.000 msec (0x0030)",
+            "        Own_Address_Type: Random (0x01)",
+            "        Scanning_Filter_Policy: Ignore not in accept list (0x01)",
             "        01 60 00 30 00 01 01",
             "< HCI Command: LE Set Scan Enable (0x08|0x000c) plen 2",
-            "        Scanning: Enabled (0x01)",
-            "        Filter duplicates: Enabled (0x01)",
+            "        LE_Scan_Enable: Enabled (0x01)",
+            "        Filter_Duplicates: Enabled (0x01)",
             "        01 01",
             "< HCI Command: LE Set Extended Scan Parameters (0x08|0x0041) plen 13",
-            "        Own address type: Public (0x00)",
-            "        Filter policy: Accept all advertisement (0x00)",
-            "        PHYs: LE 1M, LE Coded (0x05)",
-            "        Entry: type Active (0x01), interval 60.000 msec (0x0060), window 30.000 msec (0x0030)",
-            "        Entry: type Active (0x01), interval 60.000 msec (0x0060), window 30.000 msec (0x0030)",
+            "        Own_Address_Type: Public (0x00)",
+            "        Scanning_Filter_Policy: Accept all advertisement (0x00)",
+            "        Scanning_PHYs: LE 1M, LE Coded (0x05)",
+            "        Scan_Type[0]: Active (0x01)",
+            "        Scan_Interval[0]: 60.000 msec (0x0060)",
+            "        Scan_Window[0]: 30.000 msec (0x0030)",
+            "        Scan_Type[1]: Active (0x01)",
+            "        Scan_Interval[1]: 60.000 msec (0x0060)",
+            "        Scan_Window[1]: 30.000 msec (0x0030)",
             "        00 00 05 01 60 00 30 00 01 60 00 30 00",
             "< HCI Command: LE Set Extended Scan Parameters (0x08|0x0041) plen 8",
-            "        Own address type: Public (0x00)",
-            "        Filter policy: Accept all advertisement (0x00)",
-            "        PHYs: LE Coded (0x04)",
-            "        Entry: type Active (0x01), interval 60.000 msec (0x0060), window 30.000 msec (0x0030)",
+            "        Own_Address_Type: Public (0x00)",
+            "        Scanning_Filter_Policy: Accept all advertisement (0x00)",
+            "        Scanning_PHYs: LE Coded (0x04)",
+            "        Scan_Type[0]: Active (0x01)",
+            "        Scan_Interval[0]: 60.000 msec (0x0060)",
+            "        Scan_Window[0]: 30.000 msec (0x0030)",
             "        00 00 04 01 60 00 30 00",
             "< HCI Command: LE Set Extended Scan Enable (0x08|0x0042) plen 6",
-            "        Extended scan: Enabled (0x01)",
-            "        Filter duplicates: Disabled (0x00)",
+            "        Enable: Enabled (0x01)",
+            "        Filter_Duplicates: Disabled (0x00)",
             "        Duration: 5000 ms (0x01f4)",
             "        Period: 2560.000 msec (0x0002)",
             "        01 00 f4 01 02 00",
@@ -163,12 +169,12 @@ import Testing
     @Test func otherCommandsPrintTheirFields() throws {
         #expect(CommandText.describe(HCICommand.leSetRandomAddress([0xC0, 0x11, 0x22, 0x33, 0x44, 0x55])) == [
             "< HCI Command: LE Set Random Address (0x08|0x0005) plen 6",
-            "        Address: C0:11:22:33:44:55",
+            "        Random_Address: C0:11:22:33:44:55",
             "        55 44 33 22 11 c0",
         ])
         #expect(CommandText.describe(HCICommand(.setEventMask, [0xff, 0xff, 0xfb, 0xff, 0x07, 0xf8, 0xbf, 0x3d])) == [
             "< HCI Command: Set Event Mask (0x03|0x0001) plen 8",
-            "        Mask: 0x3dbff807fffbffff",
+            "        Event_Mask: 0x3dbff807fffbffff",
             "        ff ff fb ff 07 f8 bf 3d",
         ])
         // Return parameters are printed from the same description.
@@ -177,11 +183,11 @@ import Testing
             "> HCI Event: Command Complete (0x0e) plen 12",
             "        Read Local Version Information (0x04|0x0001) ncmd 1",
             "          Status: Success (0x00)",
-            "          HCI version: 5.0 (0x09)",
-            "          HCI revision: 0x0001",
-            "          LMP version: 0x02",
-            "          Manufacturer: 0x000f",
-            "          LMP subversion: 0x0001",
+            "          HCI_Version: 5.0 (0x09)",
+            "          HCI_Subversion: 0x0001",
+            "          LMP_Version: 0x02",
+            "          Company_Identifier: 0x000f",
+            "          LMP_Subversion: 0x0001",
             "        01 01 10 00 09 01 00 02 0f 00 01 00",
         ])
         #expect(try LocalVersionInformation(returnParameters: [0x00, 0x09, 0x01, 0x00, 0x02, 0x0f, 0x00, 0x01, 0x00])
@@ -191,7 +197,7 @@ import Testing
     /// Bytes that do not fit the fields are reported by field name, never trapped on.
     @Test func malformedParametersNameTheField() throws {
         let d = try #require(CommandTable.description(.leSetExtendedScanParameters))
-        #expect(throws: HCIFieldError(field: "PHY entries", problem: "0 entries, at least 1 needed")) { try d.decodeParameters([0, 0, 0]) }
+        #expect(throws: HCIFieldError(field: "PHYs", problem: "0 entries, at least 1 needed")) { try d.decodeParameters([0, 0, 0]) }
         #expect(d.describeParameters([0, 0, 1, 0]) == ["Malformed parameters: Scan_Interval: needs 2 byte(s), 0 left"])
         let legacy = try #require(CommandTable.description(.leSetAdvertisingData))
         #expect(legacy.describeParameters([32] + [UInt8](repeating: 0, count: 31)) == ["Malformed parameters: Advertising_Data: length 32 is more than 31"])

@@ -121,10 +121,30 @@ import Testing
         #expect(reportText.code == 0, "\(reportText.err)")
         expectSnapshot(reportText.out, "decode-report.txt")
         let reportJSON = tool(["decode", report, "--json"])
-        #expect(reportJSON.out.contains("\"uuid\": \"\(Golden.uuidText)\""))
-        #expect(reportJSON.out.contains("\"rssi\": null"))
+        expectSnapshot(reportJSON.out, "decode-report.json")
         let dataCmd = tool(["decode", "010820201e" + Golden.advertisingDataHex + "00", "--json"])
         expectSnapshot(dataCmd.out, "decode-command.json")
+    }
+
+    /// `decode --json` gives every command and event beacon-tx sends or receives field by field, under
+    /// the spec's field names (one compact object per line of stdin).
+    @Test func decodeJSONFieldByField() {
+        let packets = [
+            "01362019ef1000a00000a00000070000000000000000007f0100010000",   // LE Set Extended Advertising Parameters
+            "013920060101ef000000",                                           // LE Set Extended Advertising Enable
+            "010620" + "0f" + "a000a000" + "03" + "00" + "00" + "000000000000" + "07" + "00",  // LE Set Advertising Parameters
+            "010a200101",                                                     // LE Set Advertising Enable
+            "040e0501362000f8",                                               // Command Complete with Selected_TX_Power
+            "040e0401362007",                                                 // Command Complete: Memory Capacity Exceeded, Status alone
+            "040f0401013920",                                                 // Command Status
+            "04050400400013",                                                 // Disconnection Complete
+            "04100101",                                                       // Hardware Error
+            "043e0612001234ab00",                                             // LE Advertising Set Terminated
+            "040e0c01011000090100020f000100",                                 // Read Local Version Information
+        ]
+        let r = tool(["decode", "-", "--json"], stdin: packets.joined(separator: "\n") + "\n")
+        #expect(r.code == 0, "\(r.err)")
+        expectSnapshot(r.out, "decode-fields.jsonl")
     }
 
     @Test func helpAndVersion() {

@@ -15,7 +15,8 @@ public enum HCIValue: Hashable, Sendable {
 }
 
 /// One parameter field as the Core spec (Vol 4, Part E, §7) lists it: spec name, width, and how
-/// beacon-tx prints it.
+/// beacon-tx prints its value. Text, JSON and `--check` differences all name fields by `name`;
+/// fields of a repeated group are named `Name[i]`, as the spec writes its arrays.
 public struct HCIField: Sendable {
     public enum Width: Sendable {
         /// An unsigned little-endian integer of 1 to 4 octets.
@@ -33,18 +34,21 @@ public struct HCIField: Sendable {
     /// `Advertising_Interval_Min`, as the spec spells it.
     public let name: String
     public let width: Width
-    /// The printed line(s) for a value; nil: encoded but not printed (parts btmon leaves out too).
+    /// A two's complement integer (dBm).
+    public let signed: Bool
+    /// The value's text after `Name: `, then any further lines; nil: the default for the width.
     let text: (@Sendable (HCIValue) -> [String])?
 
-    public init(_ name: String, _ width: Width, text: (@Sendable (HCIValue) -> [String])? = nil) {
+    public init(_ name: String, _ width: Width, signed: Bool = false, text: (@Sendable (HCIValue) -> [String])? = nil) {
         self.name = name
         self.width = width
+        self.signed = signed
         self.text = text
     }
 
-    /// A field printed as one `Label: text` line.
-    public init(_ name: String, _ width: Width, _ label: String, _ format: @escaping @Sendable (UInt32) -> String) {
-        self.init(name, width, text: { value in value.integer.map { ["\(label): \(format($0))"] } ?? [] })
+    /// An integer field whose value prints as one line of `format`.
+    public init(_ name: String, _ width: Width, signed: Bool = false, _ format: @escaping @Sendable (UInt32) -> String) {
+        self.init(name, width, signed: signed, text: { value in value.integer.map { [format($0)] } ?? [] })
     }
 
     /// Fixed octets this field takes, or nil when it varies.
@@ -63,6 +67,65 @@ public struct HCIField: Sendable {
         case let .lengthPrefixed(padTo): return (padTo ?? 0) + 1
         case let .repeated(_, atLeast, group): return atLeast * group.reduce(0) { $0 + $1.minimumSize }
         }
+    }
+
+    /// An integer value as a signed number when the field is signed, otherwise as is.
+    public func number(_ v: UInt32) -> Int {
+        guard signed, case let .octets(n) = width, n >= 1, n <= 4 else { return Int(v) }
+        let bits = n * 8
+        let top = UInt32(1) << UInt32(bits - 1)
+        return v & top == 0 ? Int(v) : Int(v) - (1 << bits)
+    }
+
+    /// `0x00a0` (the field's width in hex digits) or, signed, `-59`.
+    public func integerText(_ v: UInt32) -> String {
+        if signed { return "\(number(v))" }
+        guard case let .octets(n) = width else { return "\(v)" }
+        let digits = String(v, radix: 16)
+        return "0x" + String(repeating: "0", count: max(0, 2 * n - digits.count)) + digits
+    }
+
+    /// The text of one value: the line after `Name: `, then any further lines.
+    public func valueText(_ value: HCIValue) -> [String] {
+        if let text { return text(value) }
+        switch value {
+        case let .integer(v): return [integerText(v)]
+        case let .bytes(b):
+            guard case .lengthPrefixed = width else { return [Hex.encode(b)] }
+            return ["\(b.count) octets"] + CommandText.describeAdvertisingData(b).map { "  " + $0 }
+        case .entries: return []
+        }
+    }
+
+    /// The printed lines of one value: `Name: text` (`label` instead of the name when given),
+    /// further lines indented.
+    func lines(_ value: HCIValue, label: String? = nil) -> [String] {
+        let body = valueText(value)
+        guard let first = body.first else { return [] }
+        return ["\(label ?? name): \(first)"] + body.dropFirst()
+    }
+}
+
+/// One leaf of a decoded parameter list: a field and its value, named as the spec names it
+/// (`Advertising_Handle[1]` inside a repeated group).
+public struct HCIFieldValue: Sendable {
+    public let name: String
+    public let field: HCIField
+    public let value: HCIValue
+
+    /// The leaves of `values` decoded with `fields`, repeated groups unrolled in order.
+    public static func leaves(_ values: [HCIValue], _ fields: [HCIField]) -> [HCIFieldValue] {
+        var out: [HCIFieldValue] = []
+        for (field, value) in zip(fields, values) {
+            if case let (.repeated(_, _, group), .entries(entries)) = (field.width, value) {
+                for (i, entry) in entries.enumerated() {
+                    out += leaves(entry, group).map { HCIFieldValue(name: "\($0.name)[\(i)]", field: $0.field, value: $0.value) }
+                }
+            } else {
+                out.append(HCIFieldValue(name: field.name, field: field, value: value))
+            }
+        }
+        return out
     }
 }
 
@@ -214,15 +277,9 @@ public struct HCICommandDescription: Sendable {
     }
 
     static func describe(_ values: [HCIValue], _ fields: [HCIField]) -> [String] {
-        var lines: [String] = []
-        for (field, value) in zip(fields, values) {
-            if let text = field.text {
-                lines += text(value)
-            } else if case let (.repeated(_, _, group), .entries(entries)) = (field.width, value) {
-                for entry in entries { lines += describe(entry, group) }
-            }
+        HCIFieldValue.leaves(values, fields).flatMap { leaf in
+            leaf.field.lines(leaf.value, label: leaf.name)
         }
-        return lines
     }
 }
 

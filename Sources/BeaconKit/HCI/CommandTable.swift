@@ -24,11 +24,11 @@ public enum CommandTable {
             // Informational (§7.4)
             D(.readLocalVersionInformation, "Read Local Version Information", bit: 115, returns: [
                 f.status,
-                F("HCI_Version", .octets(1), "HCI version") { "\(LocalVersionInformation.coreVersionName(UInt8(truncatingIfNeeded: $0))) (\(Hex.byte(UInt8(truncatingIfNeeded: $0))))" },
-                F("HCI_Subversion", .octets(2), "HCI revision", f.word),
-                F("LMP_Version", .octets(1), "LMP version", f.byte),
-                F("Company_Identifier", .octets(2), "Manufacturer", f.word),
-                F("LMP_Subversion", .octets(2), "LMP subversion", f.word),
+                F("HCI_Version", .octets(1)) { "\(LocalVersionInformation.coreVersionName(UInt8(truncatingIfNeeded: $0))) (\(Hex.byte(UInt8(truncatingIfNeeded: $0))))" },
+                F("HCI_Subversion", .octets(2), f.word),
+                F("LMP_Version", .octets(1), f.byte),
+                F("Company_Identifier", .octets(2), f.word),
+                F("LMP_Subversion", .octets(2), f.word),
             ]),
             D(.readLocalSupportedCommands, "Read Local Supported Commands", bit: nil, returns: [
                 f.status, F("Supported_Commands", .run(64), text: { f.supportedCommandsText($0.bytes ?? []) }),
@@ -37,91 +37,92 @@ public enum CommandTable {
             // LE Controller (§7.8)
             D(.leSetEventMask, "LE Set Event Mask", bit: 200, parameters: [f.mask("LE_Event_Mask")]),
             D(.leReadLocalSupportedFeatures, "LE Read Local Supported Features", bit: 202, returns: [
-                f.status, f.mask("LE_Features", label: "Features"),
+                f.status, f.mask("LE_Features"),
             ]),
             D(.leSetRandomAddress, "LE Set Random Address", bit: 204, parameters: [f.address("Random_Address")]),
             D(.leSetAdvertisingParameters, "LE Set Advertising Parameters", bit: 205, parameters: [
-                F("Advertising_Interval_Min", .octets(2), "Min advertising interval", f.interval),
-                F("Advertising_Interval_Max", .octets(2), "Max advertising interval", f.interval),
-                F("Advertising_Type", .octets(1), "Type") { AdvertisingType(rawValue: UInt8(truncatingIfNeeded: $0)).description },
-                F("Own_Address_Type", .octets(1)),
+                F("Advertising_Interval_Min", .octets(2), f.interval),
+                F("Advertising_Interval_Max", .octets(2), f.interval),
+                F("Advertising_Type", .octets(1)) { AdvertisingType(rawValue: UInt8(truncatingIfNeeded: $0)).description },
+                F("Own_Address_Type", .octets(1), f.ownAddressType),
                 F("Peer_Address_Type", .octets(1)),
-                F("Peer_Address", .run(6)),
-                F("Advertising_Channel_Map", .octets(1), "Channel map", f.channels),
+                f.address("Peer_Address"),
+                F("Advertising_Channel_Map", .octets(1), f.channels),
                 F("Advertising_Filter_Policy", .octets(1)),
             ]),
             D(.leReadAdvertisingPhysicalChannelTxPower, "LE Read Advertising Physical Channel Tx Power", bit: 206, returns: [
-                f.status, F("TX_Power_Level", .octets(1), "TX power", f.dBm),
+                f.status, F("TX_Power_Level", .octets(1), signed: true, f.dBm),
             ]),
             D(.leSetAdvertisingData, "LE Set Advertising Data", bit: 207, parameters: [f.legacyData("Advertising_Data")]),
             D(.leSetScanResponseData, "LE Set Scan Response Data", bit: 208, parameters: [f.legacyData("Scan_Response_Data")]),
             D(.leSetAdvertisingEnable, "LE Set Advertising Enable", bit: 209, parameters: [
-                F("Advertising_Enable", .octets(1), "Advertising", f.enable),
+                F("Advertising_Enable", .octets(1), f.enable),
             ]),
             D(.leSetScanParameters, "LE Set Scan Parameters", bit: 210, parameters: [
-                F("LE_Scan_Type", .octets(1), "Type", f.scanType),
-                F("LE_Scan_Interval", .octets(2), "Interval", f.interval),
-                F("LE_Scan_Window", .octets(2), "Window", f.interval),
-                F("Own_Address_Type", .octets(1), "Own address type", f.ownAddressType),
-                F("Scanning_Filter_Policy", .octets(1), "Filter policy", f.filterPolicy),
+                F("LE_Scan_Type", .octets(1), f.scanType),
+                F("LE_Scan_Interval", .octets(2), f.interval),
+                F("LE_Scan_Window", .octets(2), f.interval),
+                F("Own_Address_Type", .octets(1), f.ownAddressType),
+                F("Scanning_Filter_Policy", .octets(1), f.filterPolicy),
             ]),
             D(.leSetScanEnable, "LE Set Scan Enable", bit: 211, parameters: [
-                F("LE_Scan_Enable", .octets(1), "Scanning", f.enable),
-                F("Filter_Duplicates", .octets(1), "Filter duplicates", f.enable),
+                F("LE_Scan_Enable", .octets(1), f.enable),
+                F("Filter_Duplicates", .octets(1), f.enable),
             ]),
             D(.leSetAdvertisingSetRandomAddress, "LE Set Advertising Set Random Address", bit: 289, parameters: [
                 f.handle, f.address("Random_Address"),
             ]),
             D(.leSetExtendedAdvertisingParameters, "LE Set Extended Advertising Parameters", bit: 290, parameters: [
                 f.handle,
-                F("Advertising_Event_Properties", .octets(2), "Properties") { Hex.word(UInt16(truncatingIfNeeded: $0)) + f.propertiesText(UInt16(truncatingIfNeeded: $0)) },
-                F("Primary_Advertising_Interval_Min", .octets(3), "Min advertising interval", f.interval),
-                F("Primary_Advertising_Interval_Max", .octets(3), "Max advertising interval", f.interval),
-                F("Primary_Advertising_Channel_Map", .octets(1), "Channel map", f.channels),
-                F("Own_Address_Type", .octets(1)),
+                F("Advertising_Event_Properties", .octets(2)) { Hex.word(UInt16(truncatingIfNeeded: $0)) + f.propertiesText(UInt16(truncatingIfNeeded: $0)) },
+                F("Primary_Advertising_Interval_Min", .octets(3), f.interval),
+                F("Primary_Advertising_Interval_Max", .octets(3), f.interval),
+                F("Primary_Advertising_Channel_Map", .octets(1), f.channels),
+                F("Own_Address_Type", .octets(1), f.ownAddressType),
                 F("Peer_Address_Type", .octets(1)),
-                F("Peer_Address", .run(6)),
+                f.address("Peer_Address"),
                 F("Advertising_Filter_Policy", .octets(1)),
-                F("Advertising_TX_Power", .octets(1), "TX power") {
+                F("Advertising_TX_Power", .octets(1), signed: true) {
                     $0 == UInt32(UInt8(bitPattern: HCICommand.txPowerNoPreference)) ? "Host has no preference (0x7f)" : f.dBm($0)
                 },
-                F("Primary_Advertising_PHY", .octets(1)),
+                F("Primary_Advertising_PHY", .octets(1), f.phy),
                 F("Secondary_Advertising_Max_Skip", .octets(1)),
-                F("Secondary_Advertising_PHY", .octets(1)),
+                F("Secondary_Advertising_PHY", .octets(1), f.phy),
                 F("Advertising_SID", .octets(1)),
                 F("Scan_Request_Notification_Enable", .octets(1)),
-            ], returns: [f.status, F("Selected_TX_Power", .octets(1), "Selected TX power", f.dBm)]),
+            ], returns: [f.status, F("Selected_TX_Power", .octets(1), signed: true, f.dBm)]),
             D(.leSetExtendedAdvertisingData, "LE Set Extended Advertising Data", bit: 291, parameters: f.extendedData("Advertising_Data")),
             D(.leSetExtendedScanResponseData, "LE Set Extended Scan Response Data", bit: 292, parameters: f.extendedData("Scan_Response_Data")),
             D(.leSetExtendedAdvertisingEnable, "LE Set Extended Advertising Enable", bit: 293, parameters: [
-                F("Enable", .octets(1), "Extended advertising") { $0 == 1 ? "Enabled (0x01)" : "Disabled (0x00)" },
-                F("Number_of_Sets", .octets(1), "Number of sets", f.decimal),
-                f.entries("Sets", perBit: false, atLeast: 0,
-                          [("Advertising_Handle", 1), ("Duration", 2), ("Max_Extended_Advertising_Events", 1)]) { e in
-                    "Entry: handle \(e[0]), duration \(e[1] == 0 ? "none" : "\(Int(e[1]) * 10) ms"), max events \(e[2])"
-                },
+                F("Enable", .octets(1), f.enable),
+                F("Number_of_Sets", .octets(1), f.decimal),
+                F("Sets", .repeated(perBitOfPreviousField: false, atLeast: 0, [
+                    f.handle,
+                    F("Duration", .octets(2)) { $0 == 0 ? "none (0x0000)" : "\(Int($0) * 10) ms (\(Hex.word(UInt16(truncatingIfNeeded: $0))))" },
+                    F("Max_Extended_Advertising_Events", .octets(1)) { $0 == 0 ? "none (0x00)" : "\($0)" },
+                ])),
             ]),
             D(.leReadMaximumAdvertisingDataLength, "LE Read Maximum Advertising Data Length", bit: 294, returns: [
-                f.status, F("Max_Advertising_Data_Length", .octets(2), "Max length", f.decimal),
+                f.status, F("Max_Advertising_Data_Length", .octets(2), f.decimal),
             ]),
             D(.leReadNumberOfSupportedAdvertisingSets, "LE Read Number of Supported Advertising Sets", bit: 295, returns: [
-                f.status, F("Num_Supported_Advertising_Sets", .octets(1), "Number of sets", f.decimal),
+                f.status, F("Num_Supported_Advertising_Sets", .octets(1), f.decimal),
             ]),
             D(.leRemoveAdvertisingSet, "LE Remove Advertising Set", bit: 296, parameters: [f.handle]),
             D(.leClearAdvertisingSets, "LE Clear Advertising Sets", bit: 297),
             D(.leSetExtendedScanParameters, "LE Set Extended Scan Parameters", bit: 301, parameters: [
-                F("Own_Address_Type", .octets(1), "Own address type", f.ownAddressType),
-                F("Scanning_Filter_Policy", .octets(1), "Filter policy", f.filterPolicy),
-                F("Scanning_PHYs", .octets(1), "PHYs", f.scanningPHYs),
-                f.entries("PHY entries", perBit: true, atLeast: 1, [("Scan_Type", 1), ("Scan_Interval", 2), ("Scan_Window", 2)]) { e in
-                    "Entry: type \(f.scanType(e[0])), interval \(f.interval(e[1])), window \(f.interval(e[2]))"
-                },
+                F("Own_Address_Type", .octets(1), f.ownAddressType),
+                F("Scanning_Filter_Policy", .octets(1), f.filterPolicy),
+                F("Scanning_PHYs", .octets(1), f.scanningPHYs),
+                F("PHYs", .repeated(perBitOfPreviousField: true, atLeast: 1, [
+                    F("Scan_Type", .octets(1), f.scanType), F("Scan_Interval", .octets(2), f.interval), F("Scan_Window", .octets(2), f.interval),
+                ])),
             ]),
             D(.leSetExtendedScanEnable, "LE Set Extended Scan Enable", bit: 302, parameters: [
-                F("Enable", .octets(1), "Extended scan", f.enable),
-                F("Filter_Duplicates", .octets(1), "Filter duplicates", f.enable),
-                F("Duration", .octets(2), "Duration") { $0 == 0 ? "none (0x0000)" : "\(Int($0) * 10) ms (\(Hex.word(UInt16(truncatingIfNeeded: $0))))" },
-                F("Period", .octets(2), "Period") { $0 == 0 ? "none (0x0000)" : "\(Milliseconds.format(Double($0) * 1280)) msec (\(Hex.word(UInt16(truncatingIfNeeded: $0))))" },
+                F("Enable", .octets(1), f.enable),
+                F("Filter_Duplicates", .octets(1), f.enable),
+                F("Duration", .octets(2)) { $0 == 0 ? "none (0x0000)" : "\(Int($0) * 10) ms (\(Hex.word(UInt16(truncatingIfNeeded: $0))))" },
+                F("Period", .octets(2)) { $0 == 0 ? "none (0x0000)" : "\(Milliseconds.format(Double($0) * 1280)) msec (\(Hex.word(UInt16(truncatingIfNeeded: $0))))" },
             ]),
         ]
     }()
@@ -150,46 +151,29 @@ public enum CommandTable {
 
 /// Fields and value formats shared by several commands (btmon's spelling).
 public enum HCIFields {
-    public static let status = HCIField("Status", .octets(1), "Status") { Status(rawValue: UInt8(truncatingIfNeeded: $0)).description }
-    public static let handle = HCIField("Advertising_Handle", .octets(1), "Handle", decimal)
+    public static let status = HCIField("Status", .octets(1)) { Status(rawValue: UInt8(truncatingIfNeeded: $0)).description }
+    public static let handle = HCIField("Advertising_Handle", .octets(1), decimal)
 
-    static func mask(_ name: String, label: String = "Mask") -> HCIField {
-        HCIField(name, .run(8), text: { ["\(label): 0x" + Hex.encode(($0.bytes ?? []).reversed())] })
+    static func mask(_ name: String) -> HCIField {
+        HCIField(name, .run(8), text: { ["0x" + Hex.encode(($0.bytes ?? []).reversed())] })
     }
 
     /// A BD_ADDR, sent least significant octet first, printed most significant first.
     static func address(_ name: String) -> HCIField {
-        HCIField(name, .run(6), text: { ["Address: " + ($0.bytes ?? []).reversed().map { Hex.encode([$0], uppercase: true) }.joined(separator: ":")] })
+        HCIField(name, .run(6), text: { [($0.bytes ?? []).reversed().map { Hex.encode([$0], uppercase: true) }.joined(separator: ":")] })
     }
 
-    /// Length + 31 octets (legacy advertising and scan response data).
+    /// Length + 31 octets (legacy advertising and scan response data), printed as AD structures.
     static func legacyData(_ name: String) -> HCIField {
-        HCIField(name, .lengthPrefixed(padTo: HCICommand.legacyAdvertisingDataMaximum), text: { value in
-            let data = value.bytes ?? []
-            return ["Length: \(data.count)"] + CommandText.describeAdvertisingData(data).map { "  " + $0 }
-        })
+        HCIField(name, .lengthPrefixed(padTo: HCICommand.legacyAdvertisingDataMaximum))
     }
 
     /// Handle, Operation, Fragment_Preference, then length-prefixed data (§7.8.54, §7.8.55).
     static func extendedData(_ name: String) -> [HCIField] {
         [handle,
-         HCIField("Operation", .octets(1), "Operation") { $0 == 3 ? "Complete extended advertising data (0x03)" : Hex.byte(UInt8(truncatingIfNeeded: $0)) },
+         HCIField("Operation", .octets(1)) { $0 == 3 ? "Complete extended advertising data (0x03)" : Hex.byte(UInt8(truncatingIfNeeded: $0)) },
          HCIField("Fragment_Preference", .octets(1)),
-         HCIField(name, .lengthPrefixed(padTo: nil), text: { value in
-             let data = value.bytes ?? []
-             return ["Data length: \(Hex.byte(UInt8(truncatingIfNeeded: data.count)))"]
-                 + CommandText.describeAdvertisingData(data).map { "  " + $0 }
-         })]
-    }
-
-    /// Repeated groups of integer fields (name, octets) after a count field, one printed line per entry.
-    static func entries(_ name: String, perBit: Bool, atLeast: Int, _ fields: [(String, Int)],
-                        line: @escaping @Sendable ([UInt32]) -> String) -> HCIField {
-        HCIField(name, .repeated(perBitOfPreviousField: perBit, atLeast: atLeast, fields.map { HCIField($0.0, .octets($0.1)) }),
-                 text: { value in
-                     guard case let .entries(entries) = value else { return [] }
-                     return entries.map { line($0.map { $0.integer ?? 0 }) }
-                 })
+         HCIField(name, .lengthPrefixed(padTo: nil))]
     }
 
     static func decimal(_ v: UInt32) -> String { "\(v)" }
@@ -219,6 +203,12 @@ public enum HCIFields {
         return ""
     }
 
+    /// `LE 1M (0x01)`: a PHY value of §7.8.53.
+    static func phy(_ v: UInt32) -> String {
+        let names = [1: "LE 1M", 2: "LE 2M", 3: "LE Coded"]
+        return (names[Int(v)] ?? "Reserved") + " (\(byte(v)))"
+    }
+
     static func scanType(_ v: UInt32) -> String { LEScanType(rawValue: UInt8(truncatingIfNeeded: v)).description }
     static func filterPolicy(_ v: UInt32) -> String { ScanningFilterPolicy(rawValue: UInt8(truncatingIfNeeded: v)).description }
 
@@ -239,6 +229,6 @@ public enum HCIFields {
         let known = CommandTable.descriptions.filter { d in
             d.supportedCommandsBit.map { ControllerCapabilities.bit($0, in: bitmap) } ?? false
         }
-        return ["Commands: \(set) bits set"] + known.map { "  \($0.name) (\(Hex.word($0.opcode.rawValue)))" }
+        return ["\(set) bits set"] + known.map { "  \($0.name) (\(Hex.word($0.opcode.rawValue)))" }
     }
 }

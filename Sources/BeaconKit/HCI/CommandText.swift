@@ -46,6 +46,9 @@ public enum CommandText {
                 lines += report.descriptionLines.map { indent + "    " + $0 }
             }
             if let error = batch.error { lines.append(indent + "  Malformed: \(error)") }
+        } else if let decoded = try? EventTable.decode(e) {
+            if decoded.description.subevent != nil { lines.append(indent + decoded.description.name) }
+            lines += HCICommandDescription.describe(decoded.values, decoded.description.fields).map { indent + "  " + $0 }
         }
         lines += hexRows(e.parameters).map { indent + $0 }
         return lines

@@ -99,14 +99,14 @@ enum DecodeCommand: Subcommand {
             if json {
                 return render(.object([("kind", .string("advertisingDataParameter")),
                                        ("advertisingDataLength", .number(Double(data.count))),
-                                       ("advertisingData", advertisingDataJSON(data, (try? ADStructure.parse(data)) ?? []))]))
+                                       ("advertisingData", advertisingDataJSON(data))]))
             }
             return (["LE Set Advertising Data parameter: Advertising_Data_Length \(data.count), then \(data.count) of 31 bytes"]
                 + CommandText.describeAdvertisingData(data).map { "  " + $0 }).joined(separator: "\n")
         }
         do {
-            let structures = try ADStructure.parse(bytes)
-            return json ? render(advertisingDataJSON(bytes, structures)) : CommandText.describeAdvertisingData(bytes).joined(separator: "\n")
+            _ = try ADStructure.parse(bytes)
+            return json ? render(advertisingDataJSON(bytes)) : CommandText.describeAdvertisingData(bytes).joined(separator: "\n")
         } catch {
             let what = kind == .ad ? "not advertising data" : "not advertising data, an H4 command (01...) or an H4 event (04...)"
             throw .data("HEX: \(what): \(error)")
@@ -125,66 +125,16 @@ enum DecodeCommand: Subcommand {
         return data
     }
 
-    static func commandJSON(_ c: HCICommand) -> JSON {
-        var pairs: [(String, JSON)] = [
-            ("kind", .string("command")), ("opcode", .string(Hex.word(c.opcode.rawValue))),
-            ("ogf", .number(Double(c.opcode.ogf))), ("ocf", .number(Double(c.opcode.ocf))),
-            ("name", c.opcode.name.map(JSON.string) ?? .null), ("parameters", .string(Hex.encode(c.parameters))),
-        ]
-        if let data = c.carriedAdvertisingData, let structures = try? ADStructure.parse(data) {
-            pairs.append(("advertisingData", advertisingDataJSON(data, structures)))
-        }
-        return .object(pairs)
-    }
+    /// `{"kind": "command", …}`: the command field by field (the same object a JSON plan lists).
+    static func commandJSON(_ c: HCICommand) -> JSON { kind("command", HCIJSON.command(c)) }
 
-    static func eventJSON(_ e: HCIEvent) -> JSON {
-        var pairs: [(String, JSON)] = [
-            ("kind", .string("event")), ("code", .string(Hex.byte(e.code.rawValue))), ("name", .string(e.code.name)),
-            ("parameters", .string(Hex.encode(e.parameters))),
-        ]
-        if let cc = try? CommandComplete(e) {
-            pairs += [("opcode", .string(Hex.word(cc.opcode.rawValue))), ("command", cc.opcode.name.map(JSON.string) ?? .null),
-                      ("ncmd", .number(Double(cc.numHCICommandPackets))),
-                      ("status", cc.status.map { .number(Double($0.rawValue)) } ?? .null),
-                      ("statusName", cc.status.map { .string($0.name) } ?? .null),
-                      ("returnParameters", .string(Hex.encode(cc.returnParameters)))]
-        } else if let cs = try? CommandStatus(e) {
-            pairs += [("opcode", .string(Hex.word(cs.opcode.rawValue))), ("command", cs.opcode.name.map(JSON.string) ?? .null),
-                      ("ncmd", .number(Double(cs.numHCICommandPackets))),
-                      ("status", .number(Double(cs.status.rawValue))), ("statusName", .string(cs.status.name))]
-        } else if let batch = AdvertisingReports.decodePartial(event: e) {
-            pairs.append(("subevent", .string(Hex.byte(batch.subevent.rawValue))))
-            pairs.append(("reports", .array(batch.reports.map { r in
-                var fields: [(String, JSON)] = [
-                    ("address", .string(r.address)), ("addressType", .string(ScanCommand.addressTypeName(r.addressType))),
-                    ("extended", .bool(r.isExtended)), ("rssi", r.rssi.map { .number(Double($0)) } ?? .null),
-                ]
-                if let structures = try? ADStructure.parse(r.data) {
-                    fields.append(("advertisingData", advertisingDataJSON(r.data, structures)))
-                } else {
-                    fields.append(("data", .string(Hex.encode(r.data))))
-                }
-                return .object(fields)
-            })))
-            if let error = batch.error { pairs.append(("error", .string(error.description))) }
-        }
-        return .object(pairs)
-    }
+    /// `{"kind": "event", …}`: the event field by field, Command Complete's return parameters too.
+    static func eventJSON(_ e: HCIEvent) -> JSON { kind("event", HCIJSON.event(e)) }
 
-    static func advertisingDataJSON(_ bytes: [UInt8], _ structures: [ADStructure]) -> JSON {
-        var pairs: [(String, JSON)] = [
-            ("kind", .string("advertisingData")),
-            ("structures", .array(structures.map {
-                .object([("type", .number(Double($0.type.rawValue))), ("typeName", .string($0.type.name)),
-                         ("data", .string(Hex.encode($0.data)))])
-            })),
-        ]
-        if let b = IBeacon(advertisingData: bytes) {
-            pairs.append(("iBeacon", .object([("uuid", .string(b.uuid.description)), ("major", .number(Double(b.major))),
-                                              ("minor", .number(Double(b.minor))), ("measuredPower", .number(Double(b.measuredPower)))])))
-        } else {
-            pairs.append(("iBeacon", .null))
-        }
-        return .object(pairs)
+    static func advertisingDataJSON(_ bytes: [UInt8]) -> JSON { kind("advertisingData", HCIJSON.advertisingData(bytes)) }
+
+    static func kind(_ name: String, _ object: JSON) -> JSON {
+        guard case let .object(pairs) = object else { return object }
+        return .object([("kind", .string(name))] + pairs)
     }
 }
