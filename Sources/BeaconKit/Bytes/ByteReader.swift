@@ -43,6 +43,10 @@ public struct ByteReader: Sendable {
         return UInt32(s[s.startIndex]) | UInt32(s[s.startIndex + 1]) << 8 | UInt32(s[s.startIndex + 2]) << 16
     }
 
+    public mutating func readUInt32LE(_ field: String = "u32") throws(ByteReaderError) -> UInt32 {
+        try take(4, field).reversed().reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
     public mutating func readUInt32BE(_ field: String = "u32") throws(ByteReaderError) -> UInt32 {
         try take(4, field).reduce(0) { $0 << 8 | UInt32($1) }
     }

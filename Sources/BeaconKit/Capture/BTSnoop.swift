@@ -101,12 +101,19 @@ public enum BTSnoopError: Error, Equatable, Sendable, CustomStringConvertible {
     case notBTSnoop
     case unsupported(version: UInt32, datalink: UInt32)
     case truncated(ByteReaderError)
+    /// `CaptureFile.read`: a version or datalink it cannot read.
+    case unsupportedCapture(version: UInt32, datalink: UInt32)
+    /// `CaptureFile.read`: a record whose framing is broken before the end of the file.
+    case malformedRecord(number: Int, String)
 
     public var description: String {
         switch self {
         case .notBTSnoop: return "not a btsnoop file (no btsnoop header)"
         case let .unsupported(v, link): return "unsupported btsnoop version \(v) / datalink \(link) (need 1 / 1002)"
         case let .truncated(e): return "truncated btsnoop record: \(e)"
+        case let .unsupportedCapture(v, link):
+            return "unsupported btsnoop version \(v) / datalink \(link) (need version 1, datalink 1001, 1002 or 2001)"
+        case let .malformedRecord(n, what): return "malformed btsnoop record \(n): \(what)"
         }
     }
 }
