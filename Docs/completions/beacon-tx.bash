@@ -12,7 +12,7 @@ _beacon_tx() {
     # --name=value: bash splits at '=' (COMP_WORDBREAKS)
     if [ "$cur" = "=" ]; then cur=''; elif [ "$prev" = "=" ] && [ "$COMP_CWORD" -ge 3 ]; then prev=${COMP_WORDS[COMP_CWORD-2]}; fi
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W 'start stop status devices scan decode dump-config completions man --help --version' -- "$cur"))
+        COMPREPLY=($(compgen -W 'start stop status devices scan decode verify dump-config completions man --help --version' -- "$cur"))
         return
     fi
     case ${COMP_WORDS[1]} in
@@ -53,6 +53,14 @@ _beacon_tx() {
         --as) COMPREPLY=($(compgen -W 'auto ad command event' -- "$cur")); return ;;
         esac
         COMPREPLY=($(compgen -W '--json --as --help' -- "$cur")) ;;
+    verify)
+        case $prev in
+        --uuid|--major|--minor|--power|--identifier|--beacon|--interval|--tx-power|--advertising-set|--rotation) :; return ;;
+        --config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --device) COMPREPLY=($(compgen -W "$(_beacon_tx_devices)" -- "$cur")); return ;;
+        --controller) COMPREPLY=($(compgen -W 'auto legacy extended' -- "$cur")); return ;;
+        esac
+        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --advertising-set --rotation --json --help' -- "$cur")) ;;
     dump-config)
         case $prev in
         --uuid|--major|--minor|--power|--identifier|--beacon|--interval|--tx-power|--timeout|--advertising-set|--rotation|--device-timeout|--duration|--cycle) :; return ;;

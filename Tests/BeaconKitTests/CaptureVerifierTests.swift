@@ -21,33 +21,13 @@ import Testing
         c.opcode == .leSetExtendedAdvertisingEnable && c.parameters.first == 0 ? .unknownAdvertisingIdentifier : .success
     }
 
-    /// hci0 and hci1 as btmon sees them, bluetoothd's MGMT socket and the kernel's own set 0 with
-    /// plain flags data on hci0, another program's iBeacon and a refused command on hci1, scan reports.
-    static func surroundings(_ m: inout MonitorCapture) {
-        m.newIndex(0, name: "hci0")
-        m.newIndex(1, name: "hci1", address: [0, 0, 0, 0xaa, 0, 1])
-        m.openIndex(0)
-        m.openIndex(1)
-        m.controlOpen(cookie: 1, format: 2, comm: "bluetoothd")
-        m.mgmt(0, cookie: 1, opcode: 0x0005, [1])          // Set Powered
-        m.run(0, .reset)
-        m.run(0, .leSetExtendedAdvertisingParameters(handle: 0, properties: .legacyConnectable, intervalMin: 0x800, intervalMax: 0x800))
-        m.run(0, .leSetExtendedAdvertisingData(handle: 0, data: [0x02, 0x01, 0x06]))
-        m.run(0, .leSetExtendedAdvertisingEnable(true, sets: [AdvertisingSetEnable(handle: 0)]))
-        // another program's iBeacon (minor 9) on hci1, on the same handle beacon-tx uses on hci0
-        let other = IBeacon(uuid: uuid ?? .init(bytes: Array(repeating: 0, count: 16))!, major: 1, minor: 9)
-        m.run(1, .leSetExtendedAdvertisingParameters(handle: 239, properties: .legacyNonconnectable, intervalMin: 0x20, intervalMax: 0x20),
-              status: Status(rawValue: 0x07))
-        m.run(1, .leSetExtendedAdvertisingData(handle: 239, data: other.advertisingData))
-        m.run(1, .leSetExtendedAdvertisingEnable(true, sets: [AdvertisingSetEnable(handle: 239)]))
-        m.event(1, HCIEvent(code: .leMeta, parameters: [0x0d, 0x01, 0x13, 0x00, 0x00, 0x00, 0x00, 0x00, 0xaa, 0x00, 0x00]))
-    }
+    static func surroundings(_ m: inout MonitorCapture) throws { m.otherPrograms(uuid: try #require(uuid)) }
 
     /// beacon-tx's raw socket and the start plan of `config` at 1 s.
     static func started(_ config: KioskConfiguration, family: AdvertisingFamily = .extended, rotate: Bool = false,
                         status: (HCICommand) -> Status = fresh) throws -> (MonitorCapture, KioskPlan) {
         var m = MonitorCapture()
-        surroundings(&m)
+        try surroundings(&m)
         m.at(1)
         m.controlOpen(cookie: 2, format: 0, comm: "beacon-tx", index: 0)
         let plan = try KioskPlan(config, family: family, rotate: rotate)

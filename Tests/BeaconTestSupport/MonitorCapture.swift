@@ -78,6 +78,28 @@ public struct MonitorCapture {
         for s in steps { run(index, s.command, status: status(s.command)) }
     }
 
+    /// hci0 and hci1 as btmon sees them, bluetoothd's MGMT socket and the kernel's own set 0 with
+    /// plain flags data on hci0, another program's iBeacon and a refused command on hci1, scan reports.
+    public mutating func otherPrograms(uuid: ProximityUUID) {
+        newIndex(0, name: "hci0")
+        newIndex(1, name: "hci1", address: [0, 0, 0, 0xaa, 0, 1])
+        openIndex(0)
+        openIndex(1)
+        controlOpen(cookie: 1, format: 2, comm: "bluetoothd")
+        mgmt(0, cookie: 1, opcode: 0x0005, [1])          // Set Powered
+        run(0, .reset)
+        run(0, .leSetExtendedAdvertisingParameters(handle: 0, properties: .legacyConnectable, intervalMin: 0x800, intervalMax: 0x800))
+        run(0, .leSetExtendedAdvertisingData(handle: 0, data: [0x02, 0x01, 0x06]))
+        run(0, .leSetExtendedAdvertisingEnable(true, sets: [AdvertisingSetEnable(handle: 0)]))
+        // another program's iBeacon (minor 9) on hci1, on the same handle beacon-tx uses on hci0
+        let other = IBeacon(uuid: uuid, major: 1, minor: 9)
+        run(1, .leSetExtendedAdvertisingParameters(handle: 239, properties: .legacyNonconnectable, intervalMin: 0x20, intervalMax: 0x20),
+              status: Status(rawValue: 0x07))
+        run(1, .leSetExtendedAdvertisingData(handle: 239, data: other.advertisingData))
+        run(1, .leSetExtendedAdvertisingEnable(true, sets: [AdvertisingSetEnable(handle: 239)]))
+        event(1, HCIEvent(code: .leMeta, parameters: [0x0d, 0x01, 0x13, 0x00, 0x00, 0x00, 0x00, 0x00, 0xaa, 0x00, 0x00]))
+    }
+
     /// The whole file.
     public var bytes: [UInt8] {
         var w = ByteWriter()

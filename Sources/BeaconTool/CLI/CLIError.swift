@@ -1,6 +1,8 @@
 /// sysexits(3) codes beacon-tx exits with.
 public enum ExitCode: Int32, Sendable {
     case success = 0
+    /// `start --check`: the plan differs from the golden file (the differences are printed).
+    case differs = 1
     /// `status` only: nothing is on air (LSB "program is not running", as `systemctl is-active`).
     case nothingOnAir = 3
     /// EX_USAGE: a bad flag or value on the command line.

@@ -118,7 +118,7 @@ public enum BeaconTX {
 
     static var subcommands: [any Subcommand.Type] {
         [StartCommand.self, StopCommand.self, StatusCommand.self, DevicesCommand.self, ScanCommand.self, DecodeCommand.self,
-         DumpConfigCommand.self, CompletionsCommand.self, ManCommand.self]
+         VerifyCommand.self, DumpConfigCommand.self, CompletionsCommand.self, ManCommand.self]
     }
 
     static let summary = "turns a Linux machine into an iBeacon base station over raw BlueZ HCI sockets."
@@ -132,7 +132,7 @@ public enum BeaconTX {
     ]
 
     static let exitCodes: [(code: ExitCode, meaning: String)] = [
-        (.success, "ok"), (.nothingOnAir, "nothing on air (status)"), (.usage, "usage"), (.dataError, "bad data"),
+        (.success, "ok"), (.differs, "differs (start --check, verify)"), (.nothingOnAir, "nothing on air (status)"), (.usage, "usage"), (.dataError, "bad data"),
         (.noInput, "missing file"), (.unavailable, "unavailable"), (.software, "internal"),
         (.cantCreate, "cannot create output"), (.ioError, "cannot write output (stdout or --output)"), (.noPermission, "permission"),
     ]

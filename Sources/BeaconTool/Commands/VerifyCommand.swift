@@ -1,0 +1,112 @@
+import BeaconKit
+
+/// `beacon-tx verify CAPTURE`: checks a btsnoop capture (`btmon -w`, Wireshark, or a dry run's)
+/// against what the config (or the same flags as `start`) should have put on air; see
+/// `CaptureVerifier` for the rules. Exit 0 pass, 1 fail (the first failing field on stderr too).
+enum VerifyCommand: Subcommand {
+    static let name = "verify"
+    static let summary = "check a btsnoop capture (btmon -w) against the config: data, parameters, answers, on air at the end (exit 0 pass, 1 fail)"
+    static let usage = "beacon-tx verify CAPTURE (--config FILE | --uuid UUID --major N --minor N | --beacon ...) [--device hciN] [--json]"
+    /// The flags that describe what should be on air (as `start` takes them); run-time ones are left out.
+    static let startFlags: [String] = ["--uuid", "--major", "--minor", "--power", "--identifier", "--beacon", "--config"]
+        + [Setting.device, .interval, .connectable, .txPower, .controller, .advertisingSet, .rotation].flatMap(\.options).map(\.name)
+    static let options: [OptionSpec] = StartCommand.options.filter { startFlags.contains($0.name) }.map { o in
+        switch o.name {
+        case "--device": return .value("--device", "hciN", "the controller to check in a btmon capture (default: the config's device, else hci0)")
+        case "--config": return .path("--config", "FILE", "the JSON config start ran with (- reads stdin); flags override its values")
+        default: return o
+        }
+    } + [
+        .flag("--json", "print the report as JSON"),
+    ]
+    static let examples = [
+        "btmon -w kiosk.snoop & beacon-tx start --config kiosk.json --duration 5; kill %1; beacon-tx verify kiosk.snoop --config kiosk.json",
+        "beacon-tx verify /var/log/kiosk.snoop --config /etc/beacon-tx/kiosk.json --device hci1 --json",
+        "beacon-tx start --config Config/kiosk.json --dry-run --format btsnoop --output plan.snoop && beacon-tx verify plan.snoop --config Config/kiosk.json",
+    ]
+    static let takesPositionals = true
+
+    static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
+        guard let path = a.positionals.first else { throw .usage("missing CAPTURE (a btsnoop file, e.g. from btmon -w); see beacon-tx verify --help") }
+        guard a.positionals.count == 1 else { throw .usage("one CAPTURE only, got \(a.positionals.count) arguments") }
+        let s = try StartCommand.settings(from: a, ctx)
+        guard !s.beacons.isEmpty else {
+            throw .usage("no beacon to look for: give --config FILE, --beacon UUID:MAJOR:MINOR, or --uuid, --major and --minor")
+        }
+        let bytes = try FileIO.read(path, what: "CAPTURE")
+        let capture: CaptureFile
+        do { capture = try CaptureFile.read(bytes) } catch { throw .data("CAPTURE \(path): \(error)") }
+        let index = s.device ?? 0
+        let report = CaptureVerifier.verify(capture, expected: s.kiosk, controllerIndex: index)
+        if a.has("--json") {
+            ctx.stdout(json(report, file: path).pretty)
+        } else {
+            report.text(file: path).forEach(ctx.stdout)
+        }
+        if let failure = report.firstFailure, !report.passed {
+            ctx.log(.error, "beacon-tx verify: FAIL: \(Quote.sanitized(failure))")
+            return .differs
+        }
+        return .success
+    }
+
+    static func seconds(_ s: Double?) -> JSON { s.map { .number(($0 * 1000).rounded() / 1000) } ?? .null }
+
+    static func json(_ r: CaptureReport, file: String) -> JSON {
+        let monitor = r.datalink == CaptureFile.datalinkMonitor
+        return .object([
+            ("capture", .string(file)),
+            ("datalink", .number(Double(r.datalink))),
+            ("datalinkName", .string(CaptureFile.datalinkName(r.datalink))),
+            ("records", .number(Double(r.recordCount))),
+            ("controller", monitor ? .string(r.controller) : .null),
+            ("controllerIndex", monitor ? .number(Double(r.controllerIndex)) : .null),
+            ("warning", r.warning.map(JSON.string) ?? .null),
+            ("passed", .bool(r.passed)),
+            ("firstFailure", r.passed ? .null : r.firstFailure.map(JSON.string) ?? .null),
+            ("beacons", .array(r.beacons.map(beaconJSON))),
+        ])
+    }
+
+    static func beaconJSON(_ b: CaptureReport.BeaconReport) -> JSON {
+        let e = b.expected
+        func beacon(_ i: IBeacon) -> JSON {
+            .object([("uuid", .string(i.uuid.description)), ("major", .number(Double(i.major))), ("minor", .number(Double(i.minor))),
+                     ("measuredPower", .number(Double(i.measuredPower)))])
+        }
+        var handle: JSON = .null
+        if case let .set(h)? = b.placement { handle = .number(Double(h)) }
+        let expected: [(String, JSON)] = [
+            ("uuid", .string(e.beacon.uuid.description)), ("major", .number(Double(e.beacon.major))),
+            ("minor", .number(Double(e.beacon.minor))), ("measuredPower", .number(Double(e.beacon.measuredPower))),
+            ("intervalUnits", .number(Double(e.options.interval.units))), ("connectable", .bool(e.options.connectable)),
+            ("txPower", e.options.txPower.map { .number(Double($0)) } ?? .null),
+        ]
+        let events: [JSON] = b.events.map { (ev: CaptureReport.Event) -> JSON in
+            let who: JSON = ev.who.map(JSON.string) ?? .null
+            return .object([("at", seconds(ev.seconds)), ("state", .string(ev.on ? "on" : "off")), ("cause", .string(ev.cause)),
+                            ("who", who), ("byStopPlan", .bool(ev.byStopPlan))])
+        }
+        var pairs: [(String, JSON)] = [("number", .number(Double(b.number))), ("expected", .object(expected))]
+        pairs.append(("found", b.found.map(beacon) ?? .null))
+        pairs.append(("family", b.family.map { .string($0.rawValue) } ?? .null))
+        pairs.append(("placement", b.placement.map { .string($0.text) } ?? .null))
+        pairs.append(("advertisingHandle", handle))
+        pairs.append(("rotation", .bool(b.rotation)))
+        pairs.append(("intervalMinUnits", b.intervalMin.map { .number(Double($0)) } ?? .null))
+        pairs.append(("intervalMaxUnits", b.intervalMax.map { .number(Double($0)) } ?? .null))
+        pairs.append(("connectable", b.connectable.map(JSON.bool) ?? .null))
+        pairs.append(("txPower", b.txPower.map { .number(Double($0)) } ?? .null))
+        pairs.append(("configuredAt", seconds(b.configuredSeconds)))
+        pairs.append(("onAirAt", seconds(b.enabledSeconds)))
+        pairs.append(("commands", .number(Double(b.commandCount))))
+        pairs.append(("failedCommands", .array(b.failedCommands.map(JSON.string))))
+        pairs.append(("events", .array(events)))
+        pairs.append(("onAirAtEnd", .bool(b.onAirAtEnd)))
+        pairs.append(("stoppedByStopPlan", .bool(b.stoppedByStopPlan)))
+        pairs.append(("atEnd", .string(b.endState)))
+        pairs.append(("passed", .bool(b.passed)))
+        pairs.append(("failures", .array(b.failures.map(JSON.string))))
+        return .object(pairs)
+    }
+}
