@@ -19,12 +19,12 @@ _beacon_tx() {
     start)
         case $prev in
         --uuid|--major|--minor|--power|--identifier|--beacon|--interval|--tx-power|--timeout|--advertising-set|--rotation|--device-timeout|--duration|--cycle) :; return ;;
-        --config|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --config|--output|--check) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --device) COMPREPLY=($(compgen -W "$(_beacon_tx_devices)" -- "$cur")); return ;;
         --controller) COMPREPLY=($(compgen -W 'auto legacy extended' -- "$cur")); return ;;
-        --format) COMPREPLY=($(compgen -W 'text hex hcitool btsnoop' -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text hex hcitool json btsnoop' -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --timeout --advertising-set --rotation --device-timeout --duration --cycle --dry-run --format --output --detach --reset --verbose --help' -- "$cur")) ;;
+        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --timeout --advertising-set --rotation --device-timeout --duration --cycle --dry-run --format --output --check --detach --reset --verbose --help' -- "$cur")) ;;
     stop)
         case $prev in
         --device) COMPREPLY=($(compgen -W "$(_beacon_tx_devices)" -- "$cur")); return ;;
@@ -64,12 +64,12 @@ _beacon_tx() {
     dump-config)
         case $prev in
         --uuid|--major|--minor|--power|--identifier|--beacon|--interval|--tx-power|--timeout|--advertising-set|--rotation|--device-timeout|--duration|--cycle) :; return ;;
-        --config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --config|--check) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --device) COMPREPLY=($(compgen -W "$(_beacon_tx_devices)" -- "$cur")); return ;;
         --controller) COMPREPLY=($(compgen -W 'auto legacy extended' -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'json swift' -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --timeout --advertising-set --rotation --device-timeout --duration --cycle --format --help' -- "$cur")) ;;
+        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --timeout --advertising-set --rotation --device-timeout --duration --cycle --check --format --help' -- "$cur")) ;;
     completions)
         COMPREPLY=($(compgen -W '--help bash zsh fish' -- "$cur")) ;;
     man)

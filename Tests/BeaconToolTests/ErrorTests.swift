@@ -39,7 +39,7 @@ import Testing
         Case(args: ["start"] + g + ["--device", "wlan0"] + dry, code: 64, mentions: ["--device", "'wlan0'", "hci0"]),
         Case(args: ["start"] + g + ["--device", "hci99999999999"] + dry, code: 64, mentions: ["--device"]),
         Case(args: ["start"] + g + ["--controller", "bluetooth4"] + dry, code: 64, mentions: ["--controller", "'bluetooth4'", "auto, legacy, extended"]),
-        Case(args: ["start"] + g + ["--format", "pcap"] + dry, code: 64, mentions: ["--format", "'pcap'", "text, hex, hcitool, btsnoop"]),
+        Case(args: ["start"] + g + ["--format", "pcap"] + dry, code: 64, mentions: ["--format", "'pcap'", "text, hex, hcitool, json, btsnoop"]),
         Case(args: ["start"] + g + ["--timeout", "5"] + dry, code: 64, mentions: ["--timeout", "5", "100–60000"]),
         Case(args: ["start"] + g + ["--bogus"] + dry, code: 64, mentions: ["unknown option --bogus"]),
         Case(args: ["start"] + g + ["--major", "3"], code: 64, mentions: ["--major", "given more than once"]),

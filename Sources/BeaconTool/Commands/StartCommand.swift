@@ -17,9 +17,10 @@ enum StartCommand: Subcommand {
         .path("--config", "FILE", "JSON config file (- reads stdin); flags override its values; SIGHUP re-reads it"),
     ] + settings.flatMap(\.options) + [
         .flag("--dry-run", "print the plan, open no socket"),
-        .value("--format", "FORMAT", "dry-run output: text, hex, hcitool or btsnoop (default text)",
-               choices: ["text", "hex", "hcitool", "btsnoop"]),
+        .value("--format", "FORMAT", "dry-run output: text, hex, hcitool, json or btsnoop (default text)",
+               choices: ["text", "hex", "hcitool", "json", "btsnoop"]),
         .path("--output", "FILE", "write the dry-run output to FILE, a regular file (- is stdout)"),
+        .path("--check", "GOLDEN", "compare the plan with GOLDEN (a hex, hcitool, json or btsnoop dry run): exit 0 when equal, 1 naming each differing command and field"),
         .flag("--detach", "exit once advertising is on (no re-arm, no reload: nothing watches the beacons)"),
         .flag("--reset", "reset the controller (HCIDEVRESET) before starting"),
         .flag("--verbose", "log every HCI command and event (btmon style) on stderr"),
@@ -29,13 +30,15 @@ enum StartCommand: Subcommand {
         "beacon-tx start --config Config/kiosk.json --dry-run --format hcitool",
         "beacon-tx start --beacon E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:1 --beacon E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:2 --dry-run",
         "beacon-tx start --config Config/kiosk.json --dry-run --format btsnoop --output plan.btsnoop && btmon -r plan.btsnoop",
+        "beacon-tx start --config Config/kiosk.json --dry-run --format json | jq '.start[].name'",
+        "beacon-tx start --config Config/kiosk.json --dry-run --check kiosk.golden.hex   # CI: exit 1 names the field that changed",
         "sudo beacon-tx start --config /etc/beacon-tx/kiosk.json   # foreground: re-arms after resets; SIGHUP reloads; Ctrl-C stops",
         "sudo beacon-tx start --uuid e2c56db5dffb48d2b060d0f5a71096e0 --major 7 --minor 42 --detach",
         "sudo beacon-tx start --config Config/kiosk.json --duration 60            # on air for a minute, then exit 0",
         "sudo beacon-tx start --config Config/kiosk.json --cycle 30:60:5          # didEnterRegion/didExitRegion 5 times",
     ]
 
-    enum Format: String { case text, hex, hcitool, btsnoop }
+    enum Format: String { case text, hex, hcitool, json, btsnoop }
 
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         let s = try settings(from: a, ctx)
@@ -45,7 +48,7 @@ enum StartCommand: Subcommand {
         if a.has("--dry-run") {
             return try dryRun(s, a, ctx)
         }
-        for dryOnly in ["--format", "--output"] where a.has(dryOnly) {
+        for dryOnly in ["--format", "--output", "--check"] where a.has(dryOnly) {
             throw .usage("\(dryOnly) only applies with --dry-run")
         }
         return try live(s, a, ctx)
@@ -126,15 +129,22 @@ enum StartCommand: Subcommand {
             throw .usage("\(liveOnly) does nothing with --dry-run")
         }
         let format = try Validate.choice("--format", a.value("--format") ?? "text",
-                                         [("text", Format.text), ("hex", .hex), ("hcitool", .hcitool), ("btsnoop", .btsnoop)])
+                                         [("text", Format.text), ("hex", .hex), ("hcitool", .hcitool), ("json", .json), ("btsnoop", .btsnoop)])
         let plan: KioskPlan
         do { plan = try KioskPlan(s.kiosk, family: s.controller ?? .legacy) } catch { throw CLIError(.usage, error.description) }
         let device = s.deviceName ?? "hci0"
+        if let golden = a.path("--check") {
+            for other in ["--format", "--output"] where a.has(other) {
+                throw .usage("--check compares in the golden file's own format and prints only differences; drop \(other)")
+            }
+            return try check(plan, golden: golden, ctx)
+        }
         let output: [UInt8]
         switch format {
         case .text: output = Array(DryRun.text(s, plan, device: device).utf8)
         case .hex: output = Array(DryRun.hex(plan).utf8)
         case .hcitool: output = Array(DryRun.hcitool(s, plan, device: device).utf8)
+        case .json: output = Array((DryRun.json(s, plan, device: device).pretty + "\n").utf8)
         case .btsnoop: output = DryRun.btsnoop(plan)
         }
         if let path = a.path("--output"), !FileIO.isStdout(path) {
@@ -146,6 +156,21 @@ enum StartCommand: Subcommand {
             ctx.stdoutBytes(output)
         }
         return .success
+    }
+
+    /// `--check GOLDEN`: exit 0 with one line when the plan equals the golden file; exit 1 with one
+    /// line per difference otherwise.
+    static func check(_ plan: KioskPlan, golden path: FilePath, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
+        let golden = try PlanCheck.parse(try FileIO.read(path, what: "--check"), name: path.display)
+        let differences = PlanCheck.differences(golden, plan)
+        let total = plan.start.count + plan.rotationSteps.count + plan.stop.count
+        guard !differences.isEmpty else {
+            ctx.stdout("plan matches \(path.display) (\(golden.format), \(total) commands)")
+            return .success
+        }
+        ctx.stdout("plan differs from \(path.display) (\(golden.format)) in \(differences.count) place\(differences.count == 1 ? "" : "s") (golden ≠ plan):")
+        for line in differences { ctx.stdout("  " + line) }
+        return .differs
     }
 
     // MARK: live

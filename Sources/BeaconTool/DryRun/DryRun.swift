@@ -82,6 +82,52 @@ enum DryRun {
             + "# stop:\n" + lines(plan.stop)
     }
 
+    /// The whole plan as JSON (schema: Docs/plan.schema.json; keys always in this order):
+    /// `format`, `formatVersion`, `device`, `family`, `layout`, `beacons`, `start`, `rotation`,
+    /// `schedule`, `stop`. Every command is `HCIJSON.command`: opcode, spec name, fields, H4 hex.
+    static func json(_ s: Settings, _ plan: KioskPlan, device: String) -> JSON {
+        func commands(_ steps: [PlannedCommand]) -> JSON { .array(steps.map { HCIJSON.command($0.command) }) }
+        func number<T: BinaryInteger>(_ v: T) -> JSON { .number(Double(v)) }
+        let layout: JSON
+        switch plan.layout {
+        case let .sets(handles):
+            layout = .object([("kind", .string("sets")), ("handles", .array(handles.map(number)))])
+        case let .rotation(handle):
+            layout = .object([("kind", .string("rotation")), ("handle", plan.family == .extended ? number(handle) : .null),
+                              ("dwellMilliseconds", number(s.rotationMilliseconds)),
+                              ("cycleMilliseconds", number(plan.configuration.rotationCycleMilliseconds))])
+        }
+        let beacons: [JSON] = zip(s.beacons, plan.configuration.beacons).map { entry, advertised in
+            let b = advertised.beacon, o = advertised.options
+            return .object([
+                ("identifier", entry.identifier.map(JSON.string) ?? .null), ("uuid", .string(b.uuid.description)),
+                ("major", number(b.major)), ("minor", number(b.minor)), ("measuredPower", number(b.measuredPower)),
+                ("advertisingData", .string(Hex.encode(b.advertisingData))),
+                ("intervalMilliseconds", .number(o.interval.milliseconds)), ("connectable", .bool(o.connectable)),
+                ("txPower", o.txPower.map(number) ?? .null),
+            ])
+        }
+        let schedule = s.schedule
+        let scheduleJSON: JSON = schedule.isEmpty ? .null : .object([
+            ("durationMilliseconds", schedule.durationMilliseconds.map(number) ?? .null),
+            ("cycle", schedule.cycle.map { c in
+                .object([("onMilliseconds", number(c.onMilliseconds)), ("offMilliseconds", number(c.offMilliseconds)),
+                         ("count", c.count.map(number) ?? .null)])
+            } ?? .null),
+        ])
+        return .object([
+            ("format", .string(planFormat)), ("formatVersion", number(planFormatVersion)),
+            ("device", .string(device)), ("family", .string(plan.family.rawValue)), ("layout", layout),
+            ("beacons", .array(beacons)),
+            ("start", commands(plan.start)), ("rotation", commands(plan.rotationSteps)),
+            ("schedule", scheduleJSON), ("stop", commands(plan.stop)),
+        ])
+    }
+
+    /// The JSON plan's `format` and `formatVersion` (bumped when a key changes meaning or goes away).
+    static let planFormat = "beacon-tx plan"
+    static let planFormatVersion = 1
+
     /// Lines runnable as is: `hcitool -i hci0 cmd 0x08 0x0008 1e 02 01 ...`.
     static func hcitool(_ s: Settings, _ plan: KioskPlan, device: String) -> String {
         var lines: [String] = []
