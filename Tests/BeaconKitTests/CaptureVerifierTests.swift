@@ -224,6 +224,23 @@ import Testing
             """)
     }
 
+    /// A disable on a raw HCI socket (hcitool): the monitor does not say which process sent it, so
+    /// the raw sockets open then are listed.
+    @Test func rawSocketDisableListsOpenRawSockets() throws {
+        let config = try Self.kiosk([1, 2])
+        var (m, _) = try Self.started(config)
+        m.at(3)
+        m.controlOpen(cookie: 4, format: 0, comm: "hcitool")
+        m.run(0, .leSetExtendedAdvertisingEnable(false, sets: [AdvertisingSetEnable(handle: 238)]))
+        let r = try report(m, config)
+        #expect(r.beacons[0].passed)
+        #expect(r.beacons[1].events.map(\.text) == [
+            "on at 1.013 s: LE Set Extended Advertising Enable (0x2039) enabling set 239, set 238",
+            "went off at 3.001 s: LE Set Extended Advertising Enable (0x2039) disabling set 238, sent on a raw HCI socket (raw sockets open: beacon-tx, hcitool)",
+        ])
+        #expect(r.firstFailure == "beacon 2: off air at the end of the capture: went off at 3.001 s: LE Set Extended Advertising Enable (0x2039) disabling set 238, sent on a raw HCI socket (raw sockets open: beacon-tx, hcitool)")
+    }
+
     /// Device down (Close Index) and up again, re-armed by the kiosk: off, then on again; passes.
     @Test func deviceDownThenUpRearmedPasses() throws {
         let config = try Self.kiosk([1, 2])

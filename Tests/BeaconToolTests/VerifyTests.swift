@@ -125,4 +125,19 @@ import Testing
         #expect(cut.out.contains("\nwarning: record 45 is cut short at the end of the file (truncated packet: needs 4 byte(s), 1 left); read 44 records\n"))
         #expect(cut.code == 0)
     }
+
+    /// Real `btmon -w` captures from the e2e guest (scenarios verify-live and verify-clr-adv, Debian's
+    /// 6.1 kernel, btvirt, bluetoothd in the clr-adv ones): the reader and the verifier on the real thing.
+    @Test func realBtmonCaptures() {
+        let live = tool(["verify", Self.fixture("btmon-live.snoop"), "--device", "hci0"] + Self.two)
+        #expect(live.code == 0)
+        expectSnapshot(live.out.replacingOccurrences(of: repoRoot.path + "/", with: ""), "verify-btmon-live.txt")
+        let one = ["--uuid", Golden.uuidText, "--major", "1", "--minor", "1"]
+        let detached = tool(["verify", Self.fixture("btmon-clr-adv-detached.snoop")] + one)
+        #expect(detached.code == 1)
+        expectSnapshot(detached.out.replacingOccurrences(of: repoRoot.path + "/", with: ""), "verify-btmon-clr-adv-detached.txt")
+        let kiosk = tool(["verify", Self.fixture("btmon-clr-adv-kiosk.snoop"), "--json"] + one)
+        #expect(kiosk.code == 0)
+        expectSnapshot(kiosk.out.replacingOccurrences(of: repoRoot.path + "/", with: ""), "verify-btmon-clr-adv-kiosk.json")
+    }
 }

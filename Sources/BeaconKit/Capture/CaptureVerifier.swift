@@ -76,7 +76,9 @@ public enum CaptureVerifier {
         mutating func collect() {
             var pending: [Opcode: [Int]] = [:]
             var sockets: [UInt32: (open: CaptureRecord.ControlOpen, index: UInt16?)] = [:]
-            var lastMGMT: (time: Int64, cookie: UInt32, opcode: UInt16)?
+            // The program is looked up when the MGMT command is sent: its socket may close before
+            // the kernel's HCI commands follow (and cookies are reused).
+            var lastMGMT: (time: Int64, program: String?, opcode: UInt16)?
             for (position, r) in capture.records.enumerated() {
                 let t = time(r.unixMicroseconds)
                 switch r.kind {
@@ -87,7 +89,7 @@ public enum CaptureVerifier {
                     sockets[cookie] = nil
                     continue
                 case let .controlCommand(cookie, opcode, _) where onIndex(r) && MGMTCommand.names[opcode] != nil:
-                    lastMGMT = (t, cookie, opcode)
+                    lastMGMT = (t, sockets[cookie]?.open.comm, opcode)
                     continue
                 default:
                     break
@@ -96,7 +98,7 @@ public enum CaptureVerifier {
                 func who() -> String? {
                     guard isMonitor else { return nil }
                     if let m = lastMGMT, t - m.time <= mgmtWindowMicroseconds, t >= m.time {
-                        let program = sockets[m.cookie]?.open.comm.map { " from \($0)" } ?? ""
+                        let program = m.program.map { " from \($0)" } ?? ""
                         return "sent by the kernel for MGMT \(MGMTCommand.text(m.opcode))\(program)"
                     }
                     var raw: [String] = []
@@ -121,10 +123,10 @@ public enum CaptureVerifier {
                         commands[i].status = status ?? .success
                     }
                 case .closeIndex:
-                    let by = isMonitor ? lastMGMTText(lastMGMT, sockets, t) : nil
+                    let by = isMonitor ? lastMGMTText(lastMGMT, t) : nil
                     indexChanges.append((position, Change(time: t, command: nil, text: "Close Index (device down)", who: by)))
                 case .deleteIndex:
-                    let by = isMonitor ? lastMGMTText(lastMGMT, sockets, t) : nil
+                    let by = isMonitor ? lastMGMTText(lastMGMT, t) : nil
                     indexChanges.append((position, Change(time: t, command: nil, text: "Delete Index (controller removed)", who: by)))
                 default:
                     break
@@ -132,10 +134,9 @@ public enum CaptureVerifier {
             }
         }
 
-        func lastMGMTText(_ m: (time: Int64, cookie: UInt32, opcode: UInt16)?,
-                          _ sockets: [UInt32: (open: CaptureRecord.ControlOpen, index: UInt16?)], _ t: Int64) -> String? {
+        func lastMGMTText(_ m: (time: Int64, program: String?, opcode: UInt16)?, _ t: Int64) -> String? {
             guard let m, t >= m.time, t - m.time <= mgmtWindowMicroseconds else { return nil }
-            return "after MGMT \(MGMTCommand.text(m.opcode))" + (sockets[m.cookie]?.open.comm.map { " from \($0)" } ?? "")
+            return "after MGMT \(MGMTCommand.text(m.opcode))" + (m.program.map { " from \($0)" } ?? "")
         }
 
         /// A candidate data command: where, what, which iBeacon.
