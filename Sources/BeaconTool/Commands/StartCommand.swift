@@ -149,7 +149,7 @@ enum StartCommand: Subcommand {
         }
         if let path = a.path("--output"), !FileIO.isStdout(path) {
             try FileIO.write(output, to: path, what: "--output")
-            ctx.note("wrote \(format.rawValue) plan (\(plan.start.count) commands) to \(path.display)")
+            ctx.note("wrote \(format.rawValue) plan (\(plan.commandCount) commands) to \(path.display)")
         } else if format == .btsnoop && ctx.stdoutIsTerminal {
             throw .usage("--format btsnoop writes binary: add --output FILE or redirect stdout")
         } else {
@@ -163,9 +163,8 @@ enum StartCommand: Subcommand {
     static func check(_ plan: KioskPlan, golden path: FilePath, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         let golden = try PlanCheck.parse(try FileIO.read(path, what: "--check"), name: path.display)
         let differences = PlanCheck.differences(golden, plan)
-        let total = plan.start.count + plan.rotationSteps.count + plan.stop.count
         guard !differences.isEmpty else {
-            ctx.stdout("plan matches \(path.display) (\(golden.format), \(total) commands)")
+            ctx.stdout("plan matches \(path.display) (\(golden.format), \(plan.commandCount) commands)")
             return .success
         }
         ctx.stdout("plan differs from \(path.display) (\(golden.format)) in \(differences.count) place\(differences.count == 1 ? "" : "s") (golden ≠ plan):")
@@ -238,4 +237,9 @@ enum StartCommand: Subcommand {
         let what = s.beacons.count == 1 ? s.beacons[0].summary : "\(s.beacons.count) beacons"
         return "advertising \(what) on \(kiosk.device) (\(plan.family) commands, \(placement), \(s.interval.text), \(s.connectable ? "connectable" : "non-connectable"))"
     }
+}
+
+extension KioskPlan {
+    /// Start, rotation and stop commands together: what every machine-readable dry run holds.
+    var commandCount: Int { start.count + rotationSteps.count + stop.count }
 }
