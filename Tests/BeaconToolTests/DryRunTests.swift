@@ -141,6 +141,7 @@ import Testing
             "04100101",                                                       // Hardware Error
             "043e0612001234ab00",                                             // LE Advertising Set Terminated
             "040e0c01011000090100020f000100",                                 // Read Local Version Information
+            "04fd06010004000000",                                             // BlueZ's stack-internal device event: hci0 down
         ]
         let r = tool(["decode", "-", "--json"], stdin: packets.joined(separator: "\n") + "\n")
         #expect(r.code == 0, "\(r.err)")

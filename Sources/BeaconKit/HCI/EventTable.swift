@@ -48,6 +48,11 @@ public enum EventTable {
             event(.commandComplete, [ncmd, opcode]),
             event(.commandStatus, [f.status, ncmd, opcode]),
             event(.hardwareError, [F("Hardware_Code", .octets(1), f.byte)]),
+            // Not a controller event: BlueZ's EVT_STACK_INTERNAL / EVT_SI_DEVICE (lib/hci.h spells the fields type, event, dev_id).
+            event(.stackInternal, [F("Type", .octets(2), f.word), F("Event", .octets(2)) { v in
+                let names: [UInt32: String] = [1: "registered", 2: "unregistered", 3: "up", 4: "down"]
+                return "\(names[v] ?? "unknown") (\(f.word(v)))"
+            }, F("Device_ID", .octets(2), f.decimal)]),
             meta(.connectionComplete, "LE Connection Complete", [f.status, connection, F("Role", .octets(1), f.byte),
                  F("Peer_Address_Type", .octets(1), f.byte), f.address("Peer_Address")] + connectionFields),
             meta(.advertisingReport, "LE Advertising Report", [

@@ -17,13 +17,11 @@ enum PlanCheck {
     /// Reads a golden file; a file in none of the formats, or a bad line, is bad data (65) naming where.
     static func parse(_ bytes: [UInt8], name: String) throws(CLIError) -> Golden {
         if bytes.starts(with: BTSnoop.magic) {
-            let records: [BTSnoop.Record]
-            do { records = try BTSnoop.decode(bytes) } catch { throw .data("--check \(name): \(error)") }
-            var commands: [HCICommand] = []
-            for (i, r) in records.enumerated() where !r.received && r.packet.first == PacketType.command.rawValue {
-                do { commands.append(try HCICommand(packet: r.packet)) } catch {
-                    throw .data("--check \(name): record \(i + 1): \(error)")
-                }
+            // Any btsnoop kind `CaptureFile` reads (ours is 1002); the commands sent, in order.
+            let capture: CaptureFile
+            do { capture = try CaptureFile.read(bytes) } catch { throw .data("--check \(name): \(error)") }
+            let commands = capture.records.compactMap { record -> HCICommand? in
+                if case let .command(c) = record.kind { return c } else { return nil }
             }
             return Golden(format: "btsnoop", sections: nil, commands: commands)
         }
