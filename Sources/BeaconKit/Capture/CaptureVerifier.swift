@@ -97,7 +97,7 @@ public enum CaptureVerifier {
                 guard onIndex(r) else { continue }
                 func who() -> String? {
                     guard isMonitor else { return nil }
-                    if let m = lastMGMT, t - m.time <= mgmtWindowMicroseconds, t >= m.time {
+                    if let m = lastMGMT, withinMGMTWindow(t, after: m.time) {
                         let program = m.program.map { " from \($0)" } ?? ""
                         return "sent by the kernel for MGMT \(MGMTCommand.text(m.opcode))\(program)"
                     }
@@ -134,8 +134,14 @@ public enum CaptureVerifier {
             }
         }
 
+        /// `t` is at most the MGMT window after `start`; timestamps come from a file, so no overflow.
+        func withinMGMTWindow(_ t: Int64, after start: Int64) -> Bool {
+            let (elapsed, overflow) = t.subtractingReportingOverflow(start)
+            return t >= start && !overflow && elapsed <= CaptureVerifier.mgmtWindowMicroseconds
+        }
+
         func lastMGMTText(_ m: (time: Int64, program: String?, opcode: UInt16)?, _ t: Int64) -> String? {
-            guard let m, t >= m.time, t - m.time <= mgmtWindowMicroseconds else { return nil }
+            guard let m, withinMGMTWindow(t, after: m.time) else { return nil }
             return "after MGMT \(MGMTCommand.text(m.opcode))" + (m.program.map { " from \($0)" } ?? "")
         }
 
