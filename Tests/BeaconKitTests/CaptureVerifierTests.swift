@@ -346,6 +346,24 @@ import Testing
             """)
     }
 
+    /// The same bytes as the stop plan sent by another program (hcitool, no beacon-tx socket open)
+    /// are not beacon-tx's stop: a legacy beacon switched off by `hcitool cmd 0x08 0x000a 00` fails.
+    @Test func identicalDisableFromAnotherProgramIsNotTheStopPlan() throws {
+        let config = try Self.kiosk([1], family: .legacy)
+        var (m, plan) = try Self.started(config, family: .legacy)
+        m.controlClose(cookie: 2, index: 0)
+        m.at(3)
+        m.controlOpen(cookie: 4, format: 0, comm: "hcitool")
+        m.run(0, plan.stop)
+        let r = try report(m, config)
+        #expect(r.firstFailure == "beacon 1: off air at the end of the capture: went off at 3.001 s: LE Set Advertising Enable (0x200a) disabling the legacy instance, sent on a raw HCI socket (raw sockets open: hcitool)")
+        // With beacon-tx's socket open it is its stop plan.
+        var own = try Self.started(config, family: .legacy).0
+        own.at(3)
+        own.run(0, plan.stop)
+        #expect(try report(own, config).passed)
+    }
+
     /// A legacy single-beacon plan as our own dry-run capture (datalink 1002, no controller index).
     @Test func legacyFamilyFromADryRunCapture() throws {
         let config = try Self.kiosk([7], family: .legacy)

@@ -34,7 +34,12 @@ public enum CaptureVerifier {
         var status: Status?
         /// Who made the kernel send it, or which raw sockets were open (monitor captures only).
         var who: String?
+        /// A raw socket of a program called beacon-tx was open (always true without a monitor).
+        var beaconTxOpen = true
     }
+
+    /// The program name the kernel reports for beacon-tx's raw sockets (the task's comm).
+    public static let programName = "beacon-tx"
 
     /// What changed the controller's advertising state (a command, or the controller closing).
     struct Change {
@@ -112,7 +117,10 @@ public enum CaptureVerifier {
                 switch r.kind {
                 case let .command(c):
                     pending[c.opcode, default: []].append(commands.count)
-                    commands.append(Command(position: position, time: t, command: c, status: nil, who: who()))
+                    let ours = !isMonitor || sockets.values.contains {
+                        $0.open.format == CaptureRecord.ControlOpen.formatRaw && $0.open.comm == programName
+                    }
+                    commands.append(Command(position: position, time: t, command: c, status: nil, who: who(), beaconTxOpen: ours))
                 case let .event(e):
                     var answered: (Opcode, Status?)?
                     if let cc = try? CommandComplete(e) { answered = (cc.opcode, cc.status) }
@@ -349,7 +357,11 @@ public enum CaptureVerifier {
                 if !stop.isEmpty, ours.count >= stop.count {
                     for s in 0...(ours.count - stop.count) {
                         let window = Array(ours[s..<(s + stop.count)])
-                        if window.map({ commands[$0].command }) == stop { stopPlanCommands.formUnion(window) }
+                        // In a monitor capture the stop plan is beacon-tx's only while its raw socket is open:
+                        // another program's identical legacy disable is not.
+                        if window.map({ commands[$0].command }) == stop, window.allSatisfy({ commands[$0].beaconTxOpen }) {
+                            stopPlanCommands.formUnion(window)
+                        }
                     }
                 }
             }

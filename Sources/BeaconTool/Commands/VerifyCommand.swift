@@ -33,7 +33,7 @@ enum VerifyCommand: Subcommand {
         guard !s.beacons.isEmpty else {
             throw .usage("no beacon to look for: give --config FILE, --beacon UUID:MAJOR:MINOR, or --uuid, --major and --minor")
         }
-        let bytes = try FileIO.read(path, what: "CAPTURE")
+        let bytes = try FileIO.read(path, what: "CAPTURE", maximumSize: FileIO.maximumCaptureSize)
         let capture: CaptureFile
         do { capture = try CaptureFile.read(bytes) } catch { throw .data("CAPTURE \(path): \(error)") }
         let index = s.device ?? 0
