@@ -364,6 +364,18 @@ import Testing
         #expect(try report(own, config).passed)
     }
 
+    /// Records stamped before the first one (a clock step, a hand-made file) print with a sign.
+    @Test func timesBeforeTheFirstRecord() throws {
+        let config = try Self.kiosk([1])
+        var (m, plan) = try Self.started(config)
+        m.at(-2.5)
+        m.run(0, plan.stop[0].command, status: Status(rawValue: 0x1f))
+        let r = try report(m, config)
+        #expect(r.firstFailure == "beacon 1: LE Set Extended Advertising Enable (0x2039) on set 239 at -2.500 s failed: Unspecified Error (0x1f)")
+        #expect(CaptureReport.seconds(-0.0004) == "-0.000")
+        #expect(CaptureReport.seconds(.nan) == "?")
+    }
+
     /// A legacy single-beacon plan as our own dry-run capture (datalink 1002, no controller index).
     @Test func legacyFamilyFromADryRunCapture() throws {
         let config = try Self.kiosk([7], family: .legacy)

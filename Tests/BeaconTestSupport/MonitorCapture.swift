@@ -18,7 +18,7 @@ public struct MonitorCapture {
 
     /// The next records start `seconds` after the first record of the capture.
     public mutating func at(_ seconds: Double) {
-        now = BTSnoop.year2000UnixMicroseconds + UInt64(seconds * 1_000_000)
+        now = UInt64(Int64(BTSnoop.year2000UnixMicroseconds) + Int64(seconds * 1_000_000))
     }
 
     public mutating func add(_ index: UInt16, _ opcode: UInt16, _ payload: [UInt8]) {

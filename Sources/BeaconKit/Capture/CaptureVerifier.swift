@@ -615,8 +615,13 @@ public struct CaptureReport: Hashable, Sendable {
     }
 
     /// Three decimals: 3.2041 → "3.204".
-    public static func seconds(_ s: Double) -> String { Milliseconds.format(s) }
-    static func seconds(_ microseconds: Int64) -> String { Milliseconds.format(Double(microseconds) / 1_000_000) }
+    /// A record may be stamped before the first one (clocks step, files are hand-made): the sign is
+    /// kept outside the formatting, which expects a non-negative value.
+    public static func seconds(_ s: Double) -> String {
+        guard s.isFinite else { return "?" }
+        return s < 0 ? "-" + Milliseconds.format(-s) : Milliseconds.format(s)
+    }
+    static func seconds(_ microseconds: Int64) -> String { seconds(Double(microseconds) / 1_000_000) }
 
     /// The report as `verify` prints it.
     public func text(file: String) -> [String] {
