@@ -246,6 +246,7 @@ import Testing
         let config = try Self.kiosk([1, 2])
         var (m, plan) = try Self.started(config)
         m.at(4)
+        m.controlOpen(cookie: 5, format: 0, comm: "hciconfig")
         m.closeIndex(0)
         m.at(6)
         m.openIndex(0)
@@ -255,7 +256,7 @@ import Testing
         #expect(r.passed)
         expectText(r, """
             capture: kiosk.snoop
-            datalink: BlueZ monitor (2001), 55 records
+            datalink: BlueZ monitor (2001), 56 records
             controller: hci0 (index 0)
 
             beacon 1: E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 major 1 minor 1 power -59 dBm
@@ -264,7 +265,7 @@ import Testing
               configured at 1.005 s, on air at 1.013 s
               commands: 8, all answered Success
               on at 1.013 s: LE Set Extended Advertising Enable (0x2039) enabling set 239, set 238
-              went off at 4.000 s: Close Index (device down)
+              went off at 4.001 s: Close Index (device down), raw sockets open then: beacon-tx, hciconfig
               on at 6.015 s: LE Set Extended Advertising Enable (0x2039) enabling set 239, set 238
               at the end: on air
               ok
@@ -275,7 +276,7 @@ import Testing
               configured at 1.011 s, on air at 1.013 s
               commands: 8, all answered Success
               on at 1.013 s: LE Set Extended Advertising Enable (0x2039) enabling set 239, set 238
-              went off at 4.000 s: Close Index (device down)
+              went off at 4.001 s: Close Index (device down), raw sockets open then: beacon-tx, hciconfig
               on at 6.015 s: LE Set Extended Advertising Enable (0x2039) enabling set 239, set 238
               at the end: on air
               ok

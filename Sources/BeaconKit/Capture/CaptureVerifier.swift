@@ -100,19 +100,31 @@ public enum CaptureVerifier {
                     break
                 }
                 guard onIndex(r) else { continue }
-                func who() -> String? {
-                    guard isMonitor else { return nil }
-                    if let m = lastMGMT, withinMGMTWindow(t, after: m.time) {
-                        let program = m.program.map { " from \($0)" } ?? ""
-                        return "sent by the kernel for MGMT \(MGMTCommand.text(m.opcode))\(program)"
-                    }
+                func rawSockets() -> [String] {
                     var raw: [String] = []
                     for (_, s) in sockets.sorted(by: { $0.key < $1.key })
                     where s.open.format == CaptureRecord.ControlOpen.formatRaw && (s.index == index || s.index == CaptureFile.noIndex) {
                         let name = s.open.comm ?? "unknown"
                         if !raw.contains(name) { raw.append(name) }
                     }
+                    return raw
+                }
+                func who() -> String? {
+                    guard isMonitor else { return nil }
+                    if let m = lastMGMT, withinMGMTWindow(t, after: m.time) {
+                        let program = m.program.map { " from \($0)" } ?? ""
+                        return "sent by the kernel for MGMT \(MGMTCommand.text(m.opcode))\(program)"
+                    }
+                    let raw = rawSockets()
                     return "sent on a raw HCI socket" + (raw.isEmpty ? "" : " (raw sockets open: \(raw.joined(separator: ", ")))")
+                }
+                /// A controller closed or removed: after an MGMT command (Set Powered), or with the
+                /// raw sockets open then (HCIDEVDOWN is an ioctl on one; an unplug has none).
+                func indexWho() -> String? {
+                    guard isMonitor else { return nil }
+                    if let text = lastMGMTText(lastMGMT, t) { return text }
+                    let raw = rawSockets()
+                    return raw.isEmpty ? nil : "raw sockets open then: \(raw.joined(separator: ", "))"
                 }
                 switch r.kind {
                 case let .command(c):
@@ -131,11 +143,9 @@ public enum CaptureVerifier {
                         commands[i].status = status ?? .success
                     }
                 case .closeIndex:
-                    let by = isMonitor ? lastMGMTText(lastMGMT, t) : nil
-                    indexChanges.append((position, Change(time: t, command: nil, text: "Close Index (device down)", who: by)))
+                    indexChanges.append((position, Change(time: t, command: nil, text: "Close Index (device down)", who: indexWho())))
                 case .deleteIndex:
-                    let by = isMonitor ? lastMGMTText(lastMGMT, t) : nil
-                    indexChanges.append((position, Change(time: t, command: nil, text: "Delete Index (controller removed)", who: by)))
+                    indexChanges.append((position, Change(time: t, command: nil, text: "Delete Index (controller removed)", who: indexWho())))
                 default:
                     break
                 }
