@@ -94,6 +94,19 @@ import Testing
         #expect(other.err == "beacon-tx verify: FAIL: beacon 1: LE Set Extended Advertising Data: iBeacon minor 1 ≠ 9 (config ≠ capture)\n")
     }
 
+    /// A capture begun after the start holds no configuration: the verdict fails and a note says how
+    /// to record a capture that does.
+    @Test func aCaptureWithoutConfigurationSaysHowToRecordOne() throws {
+        let path = NSTemporaryDirectory() + "beacon-tx-empty-\(UUID().uuidString).snoop"
+        try Data(BTSnoop.encode([])).write(to: URL(fileURLWithPath: path))
+        let r = tool(["verify", path] + Self.two)
+        #expect(r.code == 1)
+        #expect(r.err.split(separator: "\n").map(String.init) == [
+            "beacon-tx: the capture holds no advertising data command for hci0: start btmon -w before beacon-tx start (a capture begun later sees no configuration), and check --device",
+            "beacon-tx verify: FAIL: beacon 1: no LE Set Advertising Data (0x2008) or LE Set Extended Advertising Data (0x2037) with iBeacon data on hci0 in the capture",
+        ])
+    }
+
     @Test func badInput() throws {
         let missing = tool(["verify", "/nonexistent/kiosk.snoop"] + Self.two)
         #expect(missing.code == 66)

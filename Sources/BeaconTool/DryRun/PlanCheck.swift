@@ -50,7 +50,7 @@ enum PlanCheck {
                 let body = String(line.dropFirst()).trimmingCharacters()
                 if let section = sectionNames.first(where: { body.hasPrefix($0 + ":") || body.hasPrefix($0 + ",") }) {
                     current = section
-                    sections[section, default: []] += []
+                    if sections[section] == nil { sections[section] = [] }   // a section may be empty
                     continue
                 }
                 guard body.hasPrefix("hcitool ") else { continue }
