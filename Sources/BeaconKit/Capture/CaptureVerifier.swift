@@ -409,13 +409,7 @@ public enum CaptureVerifier {
             r.family = found.placement == .legacy ? .legacy : .extended
             r.configuredSeconds = Double(firstData.time) / 1_000_000
             let name = dataCommand.command.opcode.name ?? "data"
-            let e = b.beacon, f = found.beacon
-            if e.uuid != f.uuid { r.failures.append("\(name): iBeacon uuid \(e.uuid) ≠ \(f.uuid) (config ≠ capture)") }
-            if e.major != f.major { r.failures.append("\(name): iBeacon major \(e.major) ≠ \(f.major) (config ≠ capture)") }
-            if e.minor != f.minor { r.failures.append("\(name): iBeacon minor \(e.minor) ≠ \(f.minor) (config ≠ capture)") }
-            if e.measuredPower != f.measuredPower {
-                r.failures.append("\(name): iBeacon measured power \(e.measuredPower) ≠ \(f.measuredPower) (config ≠ capture)")
-            }
+            r.failures += CommandDiff.iBeaconDifferences(name, expected: b.beacon, actual: found.beacon).map { "\($0) (config ≠ capture)" }
             if let want = expected.family, want != r.family {
                 r.failures.append("controller \(want.rawValue) ≠ \(r.family?.rawValue ?? "?") (config ≠ capture)")
             }
@@ -486,43 +480,42 @@ public enum CaptureVerifier {
             return r
         }
 
+        /// The parameters command's fields, read with its description in `CommandTable` (octets after
+        /// the last field are ignored), checked against the configured beacon's options.
         func checkParameters(_ c: HCICommand, _ b: BeaconAdvertisement, into r: inout CaptureReport.BeaconReport) {
-            var rd = ByteReader(c.parameters)
             let name = c.opcode.name ?? "parameters"
-            let want = b.options.interval.units
-            if c.opcode == .leSetAdvertisingParameters {
-                guard let lo = try? rd.readUInt16LE(), let hi = try? rd.readUInt16LE(), let type = try? rd.readUInt8() else {
-                    r.failures.append("\(name): \(c.parameters.count) parameter bytes, too short")
-                    return
-                }
-                r.intervalMin = UInt32(lo)
-                r.intervalMax = UInt32(hi)
+            var rd = ByteReader(c.parameters)
+            guard let d = CommandTable.description(c.opcode), let values = try? HCICommandDescription.decode(&rd, d.parameters) else {
+                r.failures.append("\(name): \(c.parameters.count) parameter bytes, too short")
+                return
+            }
+            let leaves = Dictionary(HCIFieldValue.leaves(values, d.parameters).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+            func value(_ field: String) -> UInt32 { leaves[field]?.value.integer ?? 0 }
+            /// `Name: Advertising_Interval_Min 0x00a0 ≠ 0x0140 (config ≠ capture)`, in the field's width.
+            func expect(_ field: String, _ want: UInt32) {
+                guard let leaf = leaves[field], let got = leaf.value.integer, got != want else { return }
+                r.failures.append("\(name): \(field) \(leaf.field.integerText(want)) ≠ \(leaf.field.integerText(got)) (config ≠ capture)")
+            }
+            let legacy = c.opcode == .leSetAdvertisingParameters
+            let interval = legacy ? "Advertising_Interval_" : "Primary_Advertising_Interval_"
+            r.intervalMin = value(interval + "Min")
+            r.intervalMax = value(interval + "Max")
+            let want = UInt32(b.options.interval.units)
+            expect(interval + "Min", want)
+            expect(interval + "Max", want)
+            if legacy {
+                let type = UInt8(truncatingIfNeeded: value("Advertising_Type"))
                 r.connectable = type == AdvertisingType.advInd.rawValue
                 r.parameterSummary = "Advertising_Type \(AdvertisingType(rawValue: type))"
-                if lo != want { r.failures.append("\(name): Advertising_Interval_Min \(Hex.word(want)) ≠ \(Hex.word(lo)) (config ≠ capture)") }
-                if hi != want { r.failures.append("\(name): Advertising_Interval_Max \(Hex.word(want)) ≠ \(Hex.word(hi)) (config ≠ capture)") }
-                let wantType: AdvertisingType = b.options.connectable ? .advInd : .advNonconnInd
-                if type != wantType.rawValue {
-                    r.failures.append("\(name): Advertising_Type \(Hex.byte(wantType.rawValue)) ≠ \(Hex.byte(type)) (config ≠ capture)")
-                }
+                expect("Advertising_Type", UInt32((b.options.connectable ? AdvertisingType.advInd : .advNonconnInd).rawValue))
             } else {
-                guard (try? rd.readUInt8()) != nil, let props = try? rd.readUInt16LE(), let lo = try? rd.readUInt24LE(),
-                      let hi = try? rd.readUInt24LE(), (try? rd.readBytes(10)) != nil, let power = try? rd.readInt8() else {
-                    r.failures.append("\(name): \(c.parameters.count) parameter bytes, too short")
-                    return
-                }
-                r.intervalMin = lo
-                r.intervalMax = hi
+                let props = UInt16(truncatingIfNeeded: value("Advertising_Event_Properties"))
+                let power = Int8(truncatingIfNeeded: value("Advertising_TX_Power"))
                 r.connectable = props & AdvertisingEventProperties.connectable.rawValue != 0
                 r.txPower = power
                 r.parameterSummary = "Advertising_Event_Properties \(Hex.word(props))"
-                func h24(_ v: UInt32) -> String { "0x" + Hex.encode([UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)]) }
-                if lo != UInt32(want) { r.failures.append("\(name): Primary_Advertising_Interval_Min \(h24(UInt32(want))) ≠ \(h24(lo)) (config ≠ capture)") }
-                if hi != UInt32(want) { r.failures.append("\(name): Primary_Advertising_Interval_Max \(h24(UInt32(want))) ≠ \(h24(hi)) (config ≠ capture)") }
                 let wantProps: AdvertisingEventProperties = b.options.connectable ? .legacyConnectable : .legacyNonconnectable
-                if props != wantProps.rawValue {
-                    r.failures.append("\(name): Advertising_Event_Properties \(Hex.word(wantProps.rawValue)) ≠ \(Hex.word(props)) (config ≠ capture)")
-                }
+                expect("Advertising_Event_Properties", UInt32(wantProps.rawValue))
                 if let tx = b.options.txPower, tx != power {
                     r.failures.append("\(name): Advertising_TX_Power \(tx) ≠ \(power) dBm (config ≠ capture)")
                 }

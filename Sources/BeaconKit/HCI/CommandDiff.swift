@@ -70,6 +70,12 @@ public enum CommandDiff {
     /// beacons are equal (then the data differs elsewhere and is shown whole).
     static func iBeaconDifferences(_ command: String, expected: [UInt8], actual: [UInt8]) -> [FieldDifference] {
         guard let e = IBeacon(advertisingData: expected), let a = IBeacon(advertisingData: actual) else { return [] }
+        return iBeaconDifferences(command, expected: e, actual: a)
+    }
+
+    /// The iBeacon fields in which `actual` differs from `expected` (`verify` compares the
+    /// configured beacon with the one found in a capture this way too).
+    static func iBeaconDifferences(_ command: String, expected e: IBeacon, actual a: IBeacon) -> [FieldDifference] {
         let pairs: [(String, String, String)] = [
             ("iBeacon uuid", e.uuid.description, a.uuid.description),
             ("iBeacon major", "\(e.major)", "\(a.major)"),
