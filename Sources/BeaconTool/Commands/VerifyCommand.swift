@@ -73,15 +73,9 @@ enum VerifyCommand: Subcommand {
 
     static func beaconJSON(_ b: CaptureReport.BeaconReport) -> JSON {
         let e = b.expected
-        func beacon(_ i: IBeacon) -> JSON {
-            .object([("uuid", .string(i.uuid.description)), ("major", .number(Double(i.major))), ("minor", .number(Double(i.minor))),
-                     ("measuredPower", .number(Double(i.measuredPower)))])
-        }
         var handle: JSON = .null
         if case let .set(h)? = b.placement { handle = .number(Double(h)) }
-        let expected: [(String, JSON)] = [
-            ("uuid", .string(e.beacon.uuid.description)), ("major", .number(Double(e.beacon.major))),
-            ("minor", .number(Double(e.beacon.minor))), ("measuredPower", .number(Double(e.beacon.measuredPower))),
+        let expected: [(String, JSON)] = e.beacon.jsonFields + [
             ("intervalUnits", .number(Double(e.options.interval.units))), ("connectable", .bool(e.options.connectable)),
             ("txPower", e.options.txPower.map { .number(Double($0)) } ?? .null),
         ]
@@ -91,7 +85,7 @@ enum VerifyCommand: Subcommand {
                             ("who", who), ("byStopPlan", .bool(ev.byStopPlan))])
         }
         var pairs: [(String, JSON)] = [("number", .number(Double(b.number))), ("expected", .object(expected))]
-        pairs.append(("found", b.found.map(beacon) ?? .null))
+        pairs.append(("found", b.found.map { .object($0.jsonFields) } ?? .null))
         pairs.append(("family", b.family.map { .string($0.rawValue) } ?? .null))
         pairs.append(("placement", b.placement.map { .string($0.text) } ?? .null))
         pairs.append(("advertisingHandle", handle))

@@ -34,8 +34,7 @@ struct BeaconEntry: Equatable, Sendable {
     var json: JSON {
         var pairs: [(String, JSON)] = []
         if let identifier { pairs.append(("identifier", .string(identifier))) }
-        pairs += [("uuid", .string(uuid.description)), ("major", .number(Double(major))),
-                  ("minor", .number(Double(minor))), ("measuredPower", .number(Double(measuredPower)))]
+        pairs += beacon.jsonFields
         if let interval { pairs.append(("interval", .number(interval.milliseconds))) }
         if let connectable { pairs.append(("connectable", .bool(connectable))) }
         if let txPower { pairs.append(("txPower", .number(Double(txPower)))) }

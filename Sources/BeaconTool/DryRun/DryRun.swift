@@ -99,9 +99,7 @@ enum DryRun {
         }
         let beacons: [JSON] = zip(s.beacons, plan.configuration.beacons).map { entry, advertised in
             let b = advertised.beacon, o = advertised.options
-            return .object([
-                ("identifier", entry.identifier.map(JSON.string) ?? .null), ("uuid", .string(b.uuid.description)),
-                ("major", number(b.major)), ("minor", number(b.minor)), ("measuredPower", number(b.measuredPower)),
+            return .object([("identifier", entry.identifier.map(JSON.string) ?? .null)] + b.jsonFields + [
                 ("advertisingData", .string(Hex.encode(b.advertisingData))),
                 ("intervalMilliseconds", .number(o.interval.milliseconds)), ("connectable", .bool(o.connectable)),
                 ("txPower", o.txPower.map(number) ?? .null),

@@ -95,14 +95,17 @@ enum HCIJSON {
         } else {
             pairs.append(("structures", .null))
         }
-        if let b = IBeacon(advertisingData: bytes) {
-            pairs.append(("iBeacon", .object([("uuid", .string(b.uuid.description)), ("major", number(b.major)),
-                                              ("minor", number(b.minor)), ("measuredPower", number(b.measuredPower))])))
-        } else {
-            pairs.append(("iBeacon", .null))
-        }
+        pairs.append(("iBeacon", IBeacon(advertisingData: bytes).map { .object($0.jsonFields) } ?? .null))
         return .object(pairs)
     }
 
     static func number<T: BinaryInteger>(_ v: T) -> JSON { .number(Double(v)) }
+}
+
+extension IBeacon {
+    /// `uuid`, `major`, `minor`, `measuredPower`: the four fields every JSON output names a beacon by.
+    var jsonFields: [(String, JSON)] {
+        [("uuid", .string(uuid.description)), ("major", .number(Double(major))), ("minor", .number(Double(minor))),
+         ("measuredPower", .number(Double(measuredPower)))]
+    }
 }
