@@ -24,7 +24,7 @@ _beacon_tx() {
         --controller) COMPREPLY=($(compgen -W 'auto legacy extended' -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'text hex hcitool json btsnoop' -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --timeout --advertising-set --rotation --device-timeout --duration --cycle --dry-run --format --output --check --detach --reset --verbose --help' -- "$cur")) ;;
+        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --timeout --advertising-set --random-address-per-set --no-random-address-per-set --rotation --device-timeout --duration --cycle --dry-run --format --output --check --detach --reset --verbose --help' -- "$cur")) ;;
     stop)
         case $prev in
         --device) COMPREPLY=($(compgen -W "$(_beacon_tx_devices)" -- "$cur")); return ;;
@@ -60,7 +60,7 @@ _beacon_tx() {
         --device) COMPREPLY=($(compgen -W "$(_beacon_tx_devices)" -- "$cur")); return ;;
         --controller) COMPREPLY=($(compgen -W 'auto legacy extended' -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --advertising-set --rotation --json --help' -- "$cur")) ;;
+        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --advertising-set --random-address-per-set --no-random-address-per-set --rotation --json --help' -- "$cur")) ;;
     dump-config)
         case $prev in
         --uuid|--major|--minor|--power|--identifier|--beacon|--interval|--tx-power|--timeout|--advertising-set|--rotation|--device-timeout|--duration|--cycle) :; return ;;
@@ -69,7 +69,7 @@ _beacon_tx() {
         --controller) COMPREPLY=($(compgen -W 'auto legacy extended' -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'json swift' -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --timeout --advertising-set --rotation --device-timeout --duration --cycle --check --format --help' -- "$cur")) ;;
+        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --timeout --advertising-set --random-address-per-set --no-random-address-per-set --rotation --device-timeout --duration --cycle --check --format --help' -- "$cur")) ;;
     completions)
         COMPREPLY=($(compgen -W '--help bash zsh fish' -- "$cur")) ;;
     man)

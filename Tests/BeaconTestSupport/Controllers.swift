@@ -69,11 +69,14 @@ public enum Controllers {
     ]
 
     /// The probe conversation of a controller: HCI version, commands, LE features (bit 12 when extended).
-    public static func probe(hciVersion: UInt8 = 9, extended: Bool) -> [ScriptedController.Step] {
+    /// `omitting`: commands whose Supported_Commands bit is left clear (a controller that sets the LE
+    /// feature bit without every extended command).
+    public static func probe(hciVersion: UInt8 = 9, extended: Bool, omitting: [Opcode] = []) -> [ScriptedController.Step] {
         let version = CommandComplete(numHCICommandPackets: 1, opcode: .readLocalVersionInformation,
                                       returnParameters: [0x00, hciVersion, 0x00, 0x00, hciVersion, 0xF1, 0x05, 0x00, 0x00])
+        let listed = (legacyOpcodes + (extended ? extendedOpcodes : [])).filter { !omitting.contains($0) }
         let commands = CommandComplete(numHCICommandPackets: 1, opcode: .readLocalSupportedCommands,
-                                       returnParameters: [0x00] + commandBitmap(legacyOpcodes + (extended ? extendedOpcodes : [])))
+                                       returnParameters: [0x00] + commandBitmap(listed))
         let features = CommandComplete(numHCICommandPackets: 1, opcode: .leReadLocalSupportedFeatures,
                                        returnParameters: [0x00, 0x01, extended ? 0x10 : 0x00, 0, 0, 0, 0, 0, 0])
         return [

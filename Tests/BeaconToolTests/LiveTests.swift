@@ -46,17 +46,35 @@ import Testing
         #expect(fake.sent[probeCount..<(probeCount + 4)].map { Hex.encode($0) } == dryStart.map(String.init))
     }
 
-    @Test func startFallsBackWhenTheKernelUsedExtended() throws {
-        let legacy = try plan(.legacy), ext = try plan(.extended)
+    /// Issue 20, defect 4: a forced family that meets Command Disallowed is an error with a remedy
+    /// (exit 69); nothing of the other family is sent (it used to switch to extended and exit 0).
+    @Test func forcedLegacyMeetingCommandDisallowedIsAnErrorNotASwitch() throws {
+        let legacy = try plan(.legacy)
         var steps = C.probe(extended: true)
         steps.append(.command(legacy.start[0].command, replies: [C.fail(legacy.start[0].command, .commandDisallowed)]))
         steps.append(.command(legacy.start[1].command, replies: [C.fail(legacy.start[1].command, .commandDisallowed)]))
-        steps += C.okSteps(ext.start) + [.receive(.signal(15))] + C.okSteps(ext.stop)
+        // Nothing half-done: the legacy stop plan, whose Command Disallowed counts as already stopped.
+        steps.append(.command(legacy.stop[0].command, replies: [C.fail(legacy.stop[0].command, .commandDisallowed)]))
         let (h, fake) = host(steps)
         let r = tool(["start"] + goldenFlags + ["--controller", "legacy"], host: h)
+        #expect(r.code == 69)
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        #expect(fake.mismatches == [])
+        #expect(r.err == "beacon-tx start: hci0 refused legacy advertising (LE Set Advertising Parameters (0x2006) failed: Command Disallowed (0x0c)): it is in extended advertising mode, and the legacy family was forced; reset the controller to leave extended mode (--reset, or hciconfig hci0 reset), or use --controller auto to switch\n")
+    }
+
+    /// `auto` still switches once: extended refused with Command Disallowed (legacy mode) → legacy.
+    @Test func autoSwitchesOnceWhenTheControllerIsInTheOtherMode() throws {
+        let legacy = try plan(.legacy), ext = try plan(.extended)
+        var steps = C.probe(extended: true)
+        steps.append(.command(ext.start[0].command, replies: [C.fail(ext.start[0].command, .commandDisallowed)]))
+        steps.append(.command(ext.start[1].command, replies: [C.fail(ext.start[1].command, .commandDisallowed)]))
+        steps += C.okSteps(legacy.start) + [.receive(.signal(15))] + C.okSteps(legacy.stop)
+        let (h, fake) = host(steps)
+        let r = tool(["start"] + goldenFlags, host: h)
         #expect(r.code == 0, "\(r.err)")
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
-        #expect(r.err.contains("switching to extended commands"))
+        #expect(r.err.contains("hci0: LE Set Extended Advertising Parameters (0x2036) failed: Command Disallowed (0x0c); the controller is in legacy advertising mode, switching to legacy commands\n"))
     }
 
     @Test func hardwareErrorWhileAdvertisingReArmsInTheSameProcess() throws {

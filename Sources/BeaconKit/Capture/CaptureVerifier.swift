@@ -193,7 +193,7 @@ public enum CaptureVerifier {
                 return [.leSetAdvertisingParameters, .leSetAdvertisingData, .leSetAdvertisingEnable].contains(c.opcode)
             case let .set(h):
                 switch c.opcode {
-                case .leSetExtendedAdvertisingParameters, .leSetExtendedAdvertisingData, .leRemoveAdvertisingSet:
+                case .leSetExtendedAdvertisingParameters, .leSetAdvertisingSetRandomAddress, .leSetExtendedAdvertisingData, .leRemoveAdvertisingSet:
                     return c.parameters.first == h
                 case .leSetExtendedAdvertisingEnable:
                     return Self.enableSets(c).contains(h)
@@ -377,8 +377,12 @@ public enum CaptureVerifier {
             }
 
             // 4. One report per configured beacon.
+            // Beacons sharing one instance (a rotation) are checked against the shared options the
+            // plan gives that instance (KioskConfiguration.rotationOptions), not their own overrides.
+            let rotated = expected.rotatedBeacons
             for (i, b) in expected.beacons.enumerated() {
-                report.beacons.append(beaconReport(i, b, chosen[i], events: chosen[i].map { events[$0.placement] ?? [] } ?? [],
+                let isShared = chosen[i].map { shared.contains($0.placement) } ?? false
+                report.beacons.append(beaconReport(i, isShared ? rotated[i] : b, chosen[i], events: chosen[i].map { events[$0.placement] ?? [] } ?? [],
                                                    onAt: beaconOnAt[i], shared: chosen[i].map { shared.contains($0.placement) } ?? false,
                                                    paramsAtEnable: chosen[i].flatMap { enableParams[$0.placement] },
                                                    stopPlan: stopPlanCommands))

@@ -54,6 +54,15 @@ extension HCICommand {
         ])
     }
 
+    /// LE Set Advertising Set Random Address (§7.8.52): the set's own random address, given in display
+    /// order (`C3:11:22:33:44:55`) and sent reversed, as LE Set Random Address.
+    public static func leSetAdvertisingSetRandomAddress(handle: UInt8, address: [UInt8]) -> HCICommand {
+        described(.leSetAdvertisingSetRandomAddress, [.int(handle), .bytes(Array(address.prefix(6).reversed()))])
+    }
+
+    /// Own_Address_Type 0x01: the random address (for a set: its LE Set Advertising Set Random Address).
+    public static let ownAddressRandom: UInt8 = 0x01
+
     /// Operation 0x03: complete extended advertising data.
     public static let operationComplete: UInt8 = 0x03
     /// Fragment preference 0x01: the controller should not fragment.

@@ -19,13 +19,30 @@ public enum Advertiser {
     /// emulator among them) list them yet answer Unknown HCI Command; a refusal leaves them unknown.
     public static func readAdvertisingSetLimits(_ runner: HCICommandRunner, into caps: inout ControllerCapabilities) throws(HCIError) {
         guard caps.supportsExtendedAdvertising else { return }
-        let length = try runner.send(.leReadMaximumAdvertisingDataLength)
-        if length.status == .success {
-            var r = ByteReader(length.returnParameters.dropFirst())
-            caps.maximumAdvertisingDataLength = try? r.readUInt16LE()
+        // Each only when its Supported_Commands bit is set (the feature bit alone does not promise it).
+        if caps.supports(.leReadMaximumAdvertisingDataLength) {
+            let length = try runner.send(.leReadMaximumAdvertisingDataLength)
+            if length.status == .success {
+                var r = ByteReader(length.returnParameters.dropFirst())
+                caps.maximumAdvertisingDataLength = try? r.readUInt16LE()
+            }
         }
-        let sets = try runner.send(.leReadNumberOfSupportedAdvertisingSets)
-        if sets.status == .success { caps.numberOfSupportedAdvertisingSets = sets.returnParameters.dropFirst().first }
+        if caps.supports(.leReadNumberOfSupportedAdvertisingSets) {
+            let sets = try runner.send(.leReadNumberOfSupportedAdvertisingSets)
+            if sets.status == .success { caps.numberOfSupportedAdvertisingSets = sets.returnParameters.dropFirst().first }
+        }
+    }
+
+    /// HCI_Version 9 = Core 5.0, which dropped the 100 ms floor of non-connectable advertising.
+    public static let firstVersionWithoutIntervalFloor: UInt8 = 9
+
+    /// The legacy floor rule: on a controller before 5.0, a non-connectable legacy instance needs an
+    /// interval of at least 100 ms (0x00A0); nil when `options` keep it (or the family is extended).
+    public static func intervalFloorViolation(_ family: AdvertisingFamily, _ options: AdvertisingOptions, _ caps: ControllerCapabilities,
+                                              device: String) -> StartError? {
+        guard family == .legacy, caps.version.hciVersion < firstVersionWithoutIntervalFloor, !options.connectable,
+              options.interval.units < AdvertisingInterval.standard.units else { return nil }
+        return .legacyIntervalBelowFloor(device: device, coreVersion: caps.version.coreVersion, interval: options.interval)
     }
 
     /// Which family `start` uses: `auto` takes the preferred one, a forced family must be supported.
@@ -152,6 +169,12 @@ public enum StartError: Error, Equatable, Sendable, CustomStringConvertible {
     case familyUnsupported(AdvertisingFamily, device: String)
     case noLEAdvertising(device: String)
     case bothFamiliesDisallowed(device: String, first: HCIError, second: HCIError)
+    /// `--controller FAMILY` was forced and the controller answered Command Disallowed: it is locked
+    /// to the other family (until a reset), so the forced family cannot run; nothing is switched.
+    case forcedFamilyDisallowed(AdvertisingFamily, device: String, HCIError)
+    /// A controller before Core 5.0 requires Advertising_Interval ≥ 100 ms for ADV_NONCONN_IND (Vol 6,
+    /// Part B, §4.4.2.2): refused before anything is sent.
+    case legacyIntervalBelowFloor(device: String, coreVersion: String, interval: AdvertisingInterval)
 
     public var description: String {
         switch self {
@@ -164,6 +187,10 @@ public enum StartError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(device) supports neither legacy nor extended LE advertising"
         case let .bothFamiliesDisallowed(device, first, second):
             return "\(device) refused both advertising families (\(first); \(second))"
+        case let .forcedFamilyDisallowed(family, device, e):
+            return "\(device) refused \(family) advertising (\(e)): it is in \(family.other) advertising mode, and the \(family) family was forced"
+        case let .legacyIntervalBelowFloor(device, version, interval):
+            return "interval \(interval.text) is below \(AdvertisingInterval.standard.text), the floor for non-connectable legacy advertising before Bluetooth 5.0, and \(device) is Bluetooth \(version)"
         }
     }
 }

@@ -70,6 +70,9 @@ public struct AdvertisingOptions: Hashable, Sendable {
     public var txPower: Int8?
     /// The advertising set beacon-tx owns with extended commands.
     public var advertisingHandle: UInt8
+    /// The set's own random static address (display order), extended only: Own_Address_Type Random
+    /// and LE Set Advertising Set Random Address after the parameters. nil = the controller's address.
+    public var randomAddress: [UInt8]?
 
     public static let txPowerRange: ClosedRange<Int> = -127...20
 
@@ -126,7 +129,12 @@ public struct AdvertisingPlan: Hashable, Sendable {
                     handle: options.advertisingHandle,
                     properties: options.connectable ? .legacyConnectable : .legacyNonconnectable,
                     intervalMin: UInt32(units), intervalMax: UInt32(units),
+                    ownAddressType: options.randomAddress == nil ? 0x00 : HCICommand.ownAddressRandom,
                     txPower: options.txPower ?? HCICommand.txPowerNoPreference)),
+            ] + (options.randomAddress.map {
+                // After the parameters: the set exists then (0x42 before).
+                [PlannedCommand(.leSetAdvertisingSetRandomAddress(handle: options.advertisingHandle, address: $0))]
+            } ?? []) + [
                 PlannedCommand(.leSetExtendedAdvertisingData(handle: options.advertisingHandle, data: advertisingData)),
                 PlannedCommand(.leSetExtendedAdvertisingEnable(true, sets: set)),
             ]

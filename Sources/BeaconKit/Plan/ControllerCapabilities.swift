@@ -34,10 +34,13 @@ public struct ControllerCapabilities: Hashable, Sendable {
         supports(.leSetAdvertisingParameters) && supports(.leSetAdvertisingData) && supports(.leSetAdvertisingEnable)
     }
 
+    /// The LE feature bit and the Supported_Commands bits together: the kernel trusts the feature bit
+    /// alone, but some controllers set it without every extended command. beacon-tx needs the
+    /// parameters, data, enable and remove commands (its start and stop plans).
     public var supportsExtendedAdvertising: Bool {
         Self.bit(Self.extendedAdvertisingFeatureBit, in: leFeatures)
             && supports(.leSetExtendedAdvertisingParameters) && supports(.leSetExtendedAdvertisingData)
-            && supports(.leSetExtendedAdvertisingEnable)
+            && supports(.leSetExtendedAdvertisingEnable) && supports(.leRemoveAdvertisingSet)
     }
 
     /// Extended scanning uses the same LE feature bit.

@@ -200,8 +200,16 @@ public final class AdvertisingSession {
         var rotate = fewSets
         while true {
             let first = try makePlan(family, rotate: rotate)
-            let fallback: KioskPlan? = caps.supports(family.other)
+            // The controller's version rules, before anything is sent.
+            if let floor = floorViolation(first) { throw .start(floor) }
+            // Only `auto` switches family; a forced family that meets Command Disallowed is an error.
+            var fallback: KioskPlan? = configuration.family == nil && caps.supports(family.other)
                 ? try makePlan(family.other, rotate: rotate) : nil
+            var fallbackFloor: StartError?
+            if let f = fallback, let floor = floorViolation(f) {
+                fallbackFloor = floor
+                fallback = nil
+            }
             do {
                 let used = try Advertiser.startSwitchingOnce(runner, first, fallback: fallback) { error in
                     self.log("\(self.device): \(error); the controller is in \(family.other) advertising mode, switching to \(family.other) commands")
@@ -209,6 +217,10 @@ public final class AdvertisingSession {
                 adopt(used)
                 return
             } catch {
+                if case let .refused(e) = error, case .commandFailed(_, .commandDisallowed) = e {
+                    if let fallbackFloor { throw .start(fallbackFloor) }
+                    if let forced = configuration.family { throw .start(.forcedFamilyDisallowed(forced, device: device, e)) }
+                }
                 if case .refused(.commandFailed(_, .memoryCapacityExceeded)) = error, !rotate, configuration.beacons.count > 1 {
                     log("\(device): no free advertising set for each of \(configuration.beacons.count) beacons (Memory Capacity Exceeded); rotating them on one set every \(configuration.rotationMilliseconds) ms")
                     rotate = true
@@ -223,6 +235,10 @@ public final class AdvertisingSession {
                 }
             }
         }
+    }
+
+    private func floorViolation(_ plan: KioskPlan) -> StartError? {
+        plan.instanceOptions.flatMap { Advertiser.intervalFloorViolation(plan.family, $0, caps, device: device) }
     }
 
     private func makePlan(_ family: AdvertisingFamily, rotate: Bool) throws(SessionError) -> KioskPlan {
@@ -358,7 +374,7 @@ public final class AdvertisingSession {
         case .connectionComplete, .enhancedConnectionComplete:
             // Status, Connection_Handle (2), Role (0x01 = peripheral): a legacy connectable beacon stops.
             guard plan.family == .legacy, event.parameters.count >= 5, event.parameters[1] == 0,
-                  event.parameters[4] == 0x01, plan.configuration.beacons.contains(where: { $0.options.connectable }) else { return }
+                  event.parameters[4] == 0x01, plan.advertised.contains(where: { $0.options.connectable }) else { return }
             legacyConnected = true
             state = .waiting("a central connected; re-enabling after the disconnection")
         default:

@@ -28,6 +28,12 @@ public struct KioskConfiguration: Hashable, Sendable {
     public var firstHandle: UInt8?
     /// Dwell per beacon when beacons share one advertising instance, in milliseconds.
     public var rotationMilliseconds: Int
+    /// The top-level interval, connectability and tx power (before per-beacon overrides): what a
+    /// rotated instance uses when its beacons' values differ. nil = the first beacon's.
+    public var sharedOptions: AdvertisingOptions?
+    /// Extended sets only: each beacon's set advertises from its own random static address
+    /// (`StaticRandomAddress.derived(for:)`), so a scanner sees one identity per address.
+    public var addressPerSet: Bool = false
 
     /// 200 ms: two advertising events per dwell at the default 100 ms interval, and every beacon of up
     /// to five is heard at least once a second.
@@ -37,11 +43,12 @@ public struct KioskConfiguration: Hashable, Sendable {
     public static let maximumHandle: UInt8 = 0xEF
 
     public init(beacons: [BeaconAdvertisement], family: AdvertisingFamily? = nil, firstHandle: UInt8? = nil,
-                rotationMilliseconds: Int = defaultRotationMilliseconds) {
+                rotationMilliseconds: Int = defaultRotationMilliseconds, sharedOptions: AdvertisingOptions? = nil) {
         self.beacons = beacons
         self.family = family
         self.firstHandle = firstHandle
         self.rotationMilliseconds = rotationMilliseconds
+        self.sharedOptions = sharedOptions
     }
 
     /// The handle beacon `index` gets when every beacon has its own set.
@@ -59,6 +66,62 @@ public struct KioskConfiguration: Hashable, Sendable {
 
     /// The beacon i is heard once per cycle of `count × rotation` ms.
     public var rotationCycleMilliseconds: Int { beacons.count * rotationMilliseconds }
+
+    /// The options of a rotated instance. Rotated beacons share one advertising instance, so one
+    /// interval, one connectability and one tx power: each is the beacons' common value when they
+    /// all agree, else the top-level value (`sharedOptions`; the first beacon's without one). A
+    /// per-beacon override that differs is not applied (`ignoredUnderRotation` lists them).
+    public var rotationOptions: AdvertisingOptions {
+        let fallback = sharedOptions ?? beacons.first?.options ?? AdvertisingOptions(interval: .standard)
+        func common<T: Equatable>(_ value: KeyPath<AdvertisingOptions, T>) -> T {
+            guard let first = beacons.first?.options[keyPath: value],
+                  beacons.allSatisfy({ $0.options[keyPath: value] == first }) else { return fallback[keyPath: value] }
+            return first
+        }
+        return AdvertisingOptions(interval: common(\.interval), connectable: common(\.connectable), txPower: common(\.txPower),
+                                  advertisingHandle: rotationHandle)
+    }
+
+    /// One per-beacon value a rotation does not apply (it differs from `rotationOptions`).
+    public struct IgnoredOverride: Hashable, Sendable {
+        /// 0-based beacon index.
+        public var beacon: Int
+        /// The config key: `interval`, `connectable` or `txPower`.
+        public var key: String
+        /// The beacon's value and the shared value actually advertised, as text.
+        public var configured: String
+        public var applied: String
+
+        public init(beacon: Int, key: String, configured: String, applied: String) {
+            self.beacon = beacon
+            self.key = key
+            self.configured = configured
+            self.applied = applied
+        }
+    }
+
+    /// The per-beacon interval, connectability and tx power that differ from the rotated instance's.
+    public var ignoredUnderRotation: [IgnoredOverride] {
+        guard beacons.count > 1 else { return [] }
+        let shared = rotationOptions
+        var out: [IgnoredOverride] = []
+        func power(_ p: Int8?) -> String { p.map { "\($0) dBm" } ?? "no preference" }
+        for (i, b) in beacons.enumerated() {
+            let o = b.options
+            if o.interval != shared.interval { out.append(.init(beacon: i, key: "interval", configured: o.interval.text, applied: shared.interval.text)) }
+            if o.connectable != shared.connectable {
+                out.append(.init(beacon: i, key: "connectable", configured: "\(o.connectable)", applied: "\(shared.connectable)"))
+            }
+            if o.txPower != shared.txPower { out.append(.init(beacon: i, key: "txPower", configured: power(o.txPower), applied: power(shared.txPower))) }
+        }
+        return out
+    }
+
+    /// The beacons as a rotation advertises them: every one with `rotationOptions`.
+    public var rotatedBeacons: [BeaconAdvertisement] {
+        let shared = rotationOptions
+        return beacons.map { BeaconAdvertisement(beacon: $0.beacon, options: shared) }
+    }
 }
 
 /// How a kiosk's beacons are placed on the controller.
@@ -105,20 +168,24 @@ public struct KioskPlan: Hashable, Sendable, CommandPlan {
                 handles.append(h)
             }
             layout = .sets(handles)
-            start = Self.extendedStart(beacons, handles: handles)
+            start = Self.extendedStart(beacons, handles: handles, addressPerSet: configuration.addressPerSet)
             stop = Self.extendedStop(handles)
             rotationSteps = []
             return
         }
         let handle = configuration.rotationHandle
         layout = .rotation(handle: handle)
-        var options = first.options
-        options.advertisingHandle = handle
+        // One instance for every beacon: one interval, connectability and tx power (rotationOptions).
+        let options = beacons.count > 1 ? configuration.rotationOptions : {
+            var o = first.options
+            o.advertisingHandle = handle
+            return o
+        }()
         let single = AdvertisingPlan(beacon: first.beacon, options: options, family: family)
         start = single.start
         stop = single.stop
         if beacons.count > 1 {
-            let intervalMs = beacons.map(\.options.interval.milliseconds).max() ?? first.options.interval.milliseconds
+            let intervalMs = options.interval.milliseconds
             guard Double(configuration.rotationMilliseconds) >= intervalMs else {
                 throw .rotationShorterThanInterval(rotationMilliseconds: configuration.rotationMilliseconds, intervalMilliseconds: intervalMs)
             }
@@ -126,6 +193,17 @@ public struct KioskPlan: Hashable, Sendable, CommandPlan {
         } else {
             rotationSteps = []
         }
+    }
+
+    /// The beacons with the options they go on air with: their own on sets, the shared ones in a rotation.
+    public var advertised: [BeaconAdvertisement] {
+        layout.isRotation && configuration.beacons.count > 1 ? configuration.rotatedBeacons : configuration.beacons
+    }
+
+    /// The options of the one legacy (or rotated) instance; nil when every beacon has its own set.
+    public var instanceOptions: AdvertisingOptions? {
+        guard layout.isRotation else { return nil }
+        return advertised.first?.options
     }
 
     /// The handles beacon-tx owns in this plan.
@@ -145,17 +223,18 @@ public struct KioskPlan: Hashable, Sendable, CommandPlan {
     }
 
     /// Disable (tolerating "no such set"), parameters and data per set, then one enable for all sets.
-    static func extendedStart(_ beacons: [BeaconAdvertisement], handles: [UInt8]) -> [PlannedCommand] {
+    static func extendedStart(_ beacons: [BeaconAdvertisement], handles: [UInt8], addressPerSet: Bool) -> [PlannedCommand] {
         var steps: [PlannedCommand] = []
-        for (b, h) in zip(beacons, handles) { steps += configureSet(b, handle: h) }
+        for (b, h) in zip(beacons, handles) { steps += configureSet(b, handle: h, addressPerSet: addressPerSet) }
         steps.append(enable(handles))
         return steps
     }
 
     /// The steps that (re)configure one set while it is disabled: disable, parameters, data.
-    static func configureSet(_ b: BeaconAdvertisement, handle: UInt8) -> [PlannedCommand] {
+    static func configureSet(_ b: BeaconAdvertisement, handle: UInt8, addressPerSet: Bool) -> [PlannedCommand] {
         var options = b.options
         options.advertisingHandle = handle
+        if addressPerSet { options.randomAddress = StaticRandomAddress.derived(for: b.beacon) }
         return Array(AdvertisingPlan(beacon: b.beacon, options: options, family: .extended).start.dropLast())
     }
 
@@ -193,7 +272,8 @@ public struct KioskPlan: Hashable, Sendable, CommandPlan {
     /// sets of the same family: removed sets are disabled and removed, changed and added ones are
     /// configured and enabled. Nil when the layouts differ (then: stop this plan, start the new one).
     public func update(to new: KioskPlan) -> [PlannedCommand]? {
-        guard family == new.family, case let .sets(oldHandles) = layout, case let .sets(newHandles) = new.layout else {
+        guard family == new.family, configuration.addressPerSet == new.configuration.addressPerSet,
+              case let .sets(oldHandles) = layout, case let .sets(newHandles) = new.layout else {
             return nil
         }
         var old: [UInt8: BeaconAdvertisement] = [:]
@@ -203,7 +283,7 @@ public struct KioskPlan: Hashable, Sendable, CommandPlan {
         steps += Self.extendedStop(removed)
         var touched: [UInt8] = []
         for (b, h) in zip(new.configuration.beacons, newHandles) where old[h] != b.onAirShape {
-            steps += Self.configureSet(b, handle: h)
+            steps += Self.configureSet(b, handle: h, addressPerSet: new.configuration.addressPerSet)
             touched.append(h)
         }
         if !touched.isEmpty { steps.append(Self.enable(touched)) }
@@ -220,5 +300,29 @@ extension KioskPlan.PlanError: CustomStringConvertible {
         case let .rotationShorterThanInterval(rotation, interval):
             return "rotation \(rotation) ms is shorter than the advertising interval \(Milliseconds.format(interval)) ms: a beacon would be replaced before it is sent"
         }
+    }
+}
+
+/// A random static address (Core spec Vol 6, Part B, §1.3.2.1: the two most significant bits 0b11,
+/// the other 46 bits neither all 0 nor all 1), derived from a beacon's region so it stays the same
+/// across restarts and reloads: a scanner that keys on the address sees each beacon on its own.
+public enum StaticRandomAddress {
+    /// Display order (`C3:…`): FNV-1a of the UUID, major and minor; the top two bits set.
+    public static func derived(for beacon: IBeacon) -> [UInt8] {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in beacon.uuid.bytes + [UInt8(beacon.major >> 8), UInt8(beacon.major & 0xff), UInt8(beacon.minor >> 8), UInt8(beacon.minor & 0xff)] {
+            h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        var a = (0..<6).map { UInt8(truncatingIfNeeded: h >> (8 * UInt64(5 - $0))) }
+        a[0] |= 0xC0
+        let rest = [a[0] & 0x3F] + a[1...]
+        if rest.allSatisfy({ $0 == 0 }) { a[5] = 1 }
+        if a[0] & 0x3F == 0x3F && a[1...].allSatisfy({ $0 == 0xFF }) { a[5] = 0xFE }
+        return a
+    }
+
+    /// `C3:11:22:33:44:55`.
+    public static func text(_ a: [UInt8]) -> String {
+        a.map { Hex.encode([$0]).uppercased() }.joined(separator: ":")
     }
 }

@@ -60,10 +60,25 @@ public final class HCICommandRunner {
     @discardableResult
     public func run(_ command: HCICommand, tolerating tolerated: Set<Status> = []) throws(HCIError) -> CommandComplete {
         let answer = try send(command)
-        if let status = answer.status, status != .success, !tolerated.contains(status) {
-            throw .commandFailed(opcode: command.opcode, status: status)
+        if let status = answer.status, status != .success {
+            guard tolerated.contains(status) else { throw .commandFailed(opcode: command.opcode, status: status) }
+            trace?("  (expected: \(Self.toleratedReason(command, status)))")
         }
         return answer
+    }
+
+    /// Why a plan tolerates this answer, for `--verbose`: no command reads which advertising sets
+    /// exist, so a start disables its sets first (one a detached start left on must be off before
+    /// its parameters change) and a set that does not exist yet answers Unknown Advertising Identifier.
+    static func toleratedReason(_ command: HCICommand, _ status: Status) -> String {
+        switch (command.opcode, status) {
+        case (.leSetExtendedAdvertisingEnable, .unknownAdvertisingIdentifier), (.leRemoveAdvertisingSet, .unknownAdvertisingIdentifier):
+            return "the advertising set does not exist (yet): nothing to disable or remove"
+        case (_, .commandDisallowed):
+            return "nothing of this advertising family is on: already stopped"
+        default:
+            return "the plan counts \(status) as done here"
+        }
     }
 
     public func run(_ planned: PlannedCommand) throws(HCIError) {

@@ -13,6 +13,9 @@ public enum ExitCode: Int32, Sendable {
     case noInput = 66
     /// EX_UNAVAILABLE: no Bluetooth, no such device, controller refused or not answering.
     case unavailable = 69
+    /// EX_CONFIG: the configuration asks for what this controller cannot do (a restart cannot help,
+    /// so the systemd units do not restart on it: RestartPreventExitStatus).
+    case config = 78
     /// EX_SOFTWARE: an internal error.
     case software = 70
     /// EX_CANTCREAT: an output file cannot be created.

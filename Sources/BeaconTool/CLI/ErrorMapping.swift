@@ -41,6 +41,10 @@ extension CLIError {
             self.init(.unavailable, "\(e): something else, usually bluetoothd or the kernel's own advertising (btmgmt add-adv), holds the controller; retry with --reset, or stop it (bluetoothctl advertise off / btmgmt clr-adv)")
         case .noLEAdvertising:
             self.init(.unavailable, e.description)
+        case let .forcedFamilyDisallowed(family, device, _):
+            self.init(.unavailable, "\(e); reset the controller to leave \(family.other) mode (--reset, or hciconfig \(device) reset), or use --controller auto to switch")
+        case .legacyIntervalBelowFloor:
+            self.init(.config, "\(e): nothing was sent; set \"interval\" (--interval) to 100 ms or more, or make the beacons connectable")
         }
     }
 

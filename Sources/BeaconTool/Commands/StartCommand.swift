@@ -202,6 +202,7 @@ enum StartCommand: Subcommand {
         kiosk.schedule = s.schedule
         do { try kiosk.start() } catch { throw CLIError(error, device: session.name) }
         ctx.note(onAirText(kiosk, s))
+        planNotes(kiosk, s, ctx)
         if detach {
             let setHint = kiosk.plan.map { $0.family == .extended && s.advertisingSet != nil ? " --advertising-set \(s.advertisingSet ?? 0)" : "" } ?? ""
             ctx.note("detached; the controller keeps advertising until 'beacon-tx stop --device \(session.name)\(setHint)' (nothing re-arms or reloads detached beacons)")
@@ -216,10 +217,14 @@ enum StartCommand: Subcommand {
         if family == .legacy, s.beacons.contains(where: { (($0.txPower ?? s.txPower) != nil) }) {
             ctx.warn("--tx-power is ignored: legacy advertising commands carry no tx power")
         }
-        let fastest = s.beacons.map { ($0.interval ?? s.interval).units }.min() ?? s.interval.units
-        if family == .legacy, !s.connectable, fastest < AdvertisingInterval.standard.units, session.caps.version.hciVersion < 9 {
-            ctx.warn("\(session.name) is Bluetooth \(session.caps.version.coreVersion): before 5.0, non-connectable advertising needs an interval of at least 100 ms; the controller may refuse \(AdvertisingInterval(units: fastest)?.text ?? "it")")
-        }
+        // Before 5.0, a non-connectable legacy interval below 100 ms is refused by the session before
+        // anything is sent (Advertiser.intervalFloorViolation, exit 78).
+    }
+
+    /// The warnings of the plan that went on air (the dry-run text prints the same lines).
+    static func planNotes(_ kiosk: AdvertisingSession, _ s: Settings, _ ctx: ToolContext) {
+        guard let plan = kiosk.plan else { return }
+        for warning in DryRun.rotationWarnings(plan, s) { ctx.warn(warning) }
     }
 
     /// `advertising kiosk-lobby E2C5… major 1 minor 2 power -59 dBm on hci0 (extended commands, set 239, …)`.
@@ -232,10 +237,12 @@ enum StartCommand: Subcommand {
         case let .rotation(handle):
             placement = s.beacons.count > 1
                 ? "rotating every \(s.rotationMilliseconds) ms" + (plan.family == .extended ? " on set \(handle)" : "")
+                    + ", each beacon every \(plan.configuration.rotationCycleMilliseconds) ms"
                 : (plan.family == .extended ? "set \(handle)" : "legacy")
         }
         let what = s.beacons.count == 1 ? s.beacons[0].summary : "\(s.beacons.count) beacons"
-        return "advertising \(what) on \(kiosk.device) (\(plan.family) commands, \(placement), \(s.interval.text), \(s.connectable ? "connectable" : "non-connectable"))"
+        let o = plan.instanceOptions ?? AdvertisingOptions(interval: s.interval, connectable: s.connectable)
+        return "advertising \(what) on \(kiosk.device) (\(plan.family) commands, \(placement), \(o.interval.text), \(o.connectable ? "connectable" : "non-connectable"))"
     }
 }
 

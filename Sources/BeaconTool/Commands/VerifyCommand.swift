@@ -9,7 +9,7 @@ enum VerifyCommand: Subcommand {
     static let usage = "beacon-tx verify CAPTURE (--config FILE | --uuid UUID --major N --minor N | --beacon ...) [--device hciN] [--json]"
     /// The flags that describe what should be on air (as `start` takes them); run-time ones are left out.
     static let startFlags: [String] = ["--uuid", "--major", "--minor", "--power", "--identifier", "--beacon", "--config"]
-        + [Setting.device, .interval, .connectable, .txPower, .controller, .advertisingSet, .rotation].flatMap(\.options).map(\.name)
+        + [Setting.device, .interval, .connectable, .txPower, .controller, .advertisingSet, .randomAddressPerSet, .rotation].flatMap(\.options).map(\.name)
     static let options: [OptionSpec] = StartCommand.options.filter { startFlags.contains($0.name) }.map { o in
         switch o.name {
         case "--device": return .value("--device", "hciN", "the controller to check in a btmon capture (default: the config's device, else hci0)")

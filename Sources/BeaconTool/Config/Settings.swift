@@ -57,6 +57,8 @@ struct Settings: Equatable, Sendable {
     /// The first extended advertising set (handle) beacon-tx owns; nil = picked by beacon-tx (0xEF
     /// downwards, clear of the kernel's handle 0 and mgmt instances 1…).
     var advertisingSet: UInt8?
+    /// Extended sets: each set advertises from its own random static address.
+    var randomAddressPerSet = false
     /// Dwell per beacon when several beacons share one advertising instance.
     var rotationMilliseconds = KioskConfiguration.defaultRotationMilliseconds
     /// How long a foreground kiosk waits for an unregistered (unplugged) controller to return.
@@ -85,8 +87,11 @@ struct Settings: Equatable, Sendable {
     }
 
     var kiosk: KioskConfiguration {
-        KioskConfiguration(beacons: beacons.map(advertisement), family: controller, firstHandle: advertisingSet,
-                           rotationMilliseconds: rotationMilliseconds)
+        var k = KioskConfiguration(beacons: beacons.map(advertisement), family: controller, firstHandle: advertisingSet,
+                                   rotationMilliseconds: rotationMilliseconds,
+                                   sharedOptions: AdvertisingOptions(interval: interval, connectable: connectable, txPower: txPower))
+        k.addressPerSet = randomAddressPerSet
+        return k
     }
 
     var json: JSON {
@@ -251,6 +256,12 @@ extension Setting {
         apply: { s, v in s.advertisingSet = v.int.map { UInt8(clamping: $0) } },
         read: { s in s.advertisingSet.map { .number(Double($0)) } ?? .null })
 
+    static let randomAddressPerSet = Setting(
+        key: "randomAddressPerSet", flag: "--random-address-per-set", negativeFlag: "--no-random-address-per-set", placeholder: "",
+        help: "extended sets only: each beacon's set advertises from its own random static address, derived from its region (LE Set Advertising Set Random Address)",
+        kind: .bool,
+        apply: { s, v in s.randomAddressPerSet = v.bool ?? false }, read: { s in .bool(s.randomAddressPerSet) })
+
     static let rotation = Setting(
         key: "rotation", flag: "--rotation", placeholder: "ms",
         help: "dwell per beacon when beacons share one advertising instance, 20–10000 ms (default 200)",
@@ -278,7 +289,7 @@ extension Setting {
         apply: { s, v in s.cycle = v.text }, read: { s in s.cycle.map(JSON.string) ?? .null })
 
     /// Top-level keys, in `dump-config` order (then `beacons`).
-    static let topLevel: [Setting] = [device, interval, connectable, txPower, controller, timeout, advertisingSet, rotation, deviceTimeout, duration, cycle]
+    static let topLevel: [Setting] = [device, interval, connectable, txPower, controller, timeout, advertisingSet, randomAddressPerSet, rotation, deviceTimeout, duration, cycle]
     /// The settings `stop`, `devices` and `scan` take too.
     static let deviceSettings: [Setting] = [device, timeout]
 }

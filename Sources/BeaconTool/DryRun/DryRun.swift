@@ -6,15 +6,21 @@ enum DryRun {
     /// btmon-like text of the start commands, the rotation steps and the stop commands, with the beacons decoded.
     static func text(_ s: Settings, _ plan: KioskPlan, device: String) -> String {
         var lines = ["beacon-tx dry run: nothing is sent"]
+        let rotating = plan.layout.isRotation && s.beacons.count > 1
+        let ignored = rotating ? plan.configuration.ignoredUnderRotation : []
         for (i, entry) in s.beacons.enumerated() {
             let b = entry.beacon
             let label = s.beacons.count == 1 ? "beacon:   " : "beacon \(i + 1): "
             lines.append(label + "\(entry.identifier.map { $0 + " " } ?? "")\(b.uuid) major \(b.major) minor \(b.minor) measured power \(b.measuredPower) dBm"
-                         + overrides(entry))
+                         + overrides(entry, ignored: ignored.filter { $0.beacon == i }.map(\.key)))
             lines.append((s.beacons.count == 1 ? "data:     " : "  data:   ") + "\(Hex.encode(b.advertisingData)) (\(b.advertisingData.count) bytes)")
         }
-        lines.append("device:   \(device), \(plan.family) advertising commands, interval \(s.interval.text), \(s.connectable ? "connectable" : "non-connectable")"
-                     + (s.txPower.map { ", tx power \($0) dBm" } ?? "") + placement(plan, s))
+        // A rotated instance has one interval, connectability and tx power for every beacon.
+        let shown = rotating ? plan.configuration.rotationOptions
+            : AdvertisingOptions(interval: s.interval, connectable: s.connectable, txPower: s.txPower)
+        lines.append("device:   \(device), \(plan.family) advertising commands, interval \(shown.interval.text), \(shown.connectable ? "connectable" : "non-connectable")"
+                     + (shown.txPower.map { ", tx power \($0) dBm" } ?? "") + placement(plan, s))
+        for warning in rotationWarnings(plan, s) { lines.append("warning:  " + warning) }
         if s.controller == nil {
             lines.append("          (live start probes the controller and uses extended commands when supported; --controller extended shows them)")
         }
@@ -64,12 +70,46 @@ enum DryRun {
         return parts.joined(separator: "; ")
     }
 
-    static func overrides(_ e: BeaconEntry) -> String {
+    /// `(interval 200.000 msec (0x0140))`; an override a rotation does not apply (`ignored` keys) says so.
+    static func overrides(_ e: BeaconEntry, ignored: [String] = []) -> String {
         var parts: [String] = []
-        if let i = e.interval { parts.append("interval \(i.text)") }
-        if let c = e.connectable { parts.append(c ? "connectable" : "non-connectable") }
-        if let t = e.txPower { parts.append("tx power \(t) dBm") }
+        func mark(_ key: String) -> String { ignored.contains(key) ? " not applied" : "" }
+        if let i = e.interval { parts.append("interval \(i.text)" + mark("interval")) }
+        if let c = e.connectable { parts.append((c ? "connectable" : "non-connectable") + mark("connectable")) }
+        if let t = e.txPower { parts.append("tx power \(t) dBm" + mark("txPower")) }
         return parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")"
+    }
+
+    /// Home Assistant's iBeacon integration ignores an address that broadcasts this many identities or
+    /// more (`MAX_IDS` in homeassistant/components/ibeacon/const.py).
+    static let homeAssistantMaximumIdentities = 10
+    /// iOS ranges about once a second: a beacon absent for longer comes and goes in CoreLocation.
+    static let rangingPeriodMilliseconds = 1000
+
+    /// What a plan cannot do that the config asks for, or that phones will not follow: per-beacon
+    /// values a rotation does not apply, a rotation cycle longer than iOS's ranging period, and ten or
+    /// more identities on one address. The dry-run text and the live start print the same lines.
+    static func rotationWarnings(_ plan: KioskPlan, _ s: Settings) -> [String] {
+        let c = plan.configuration
+        var out: [String] = []
+        let rotating = plan.layout.isRotation && c.beacons.count > 1
+        if rotating {
+            for o in c.ignoredUnderRotation {
+                let name = s.beacons.indices.contains(o.beacon) ? s.beacons[o.beacon].identifier.map { " (\($0))" } ?? "" : ""
+                out.append("beacon \(o.beacon + 1)\(name): \(o.key) \(o.configured) is not applied: rotated beacons share one advertising instance, which uses \(o.applied) (the top-level \(o.key))")
+            }
+            let cycle = c.rotationCycleMilliseconds
+            if cycle > rangingPeriodMilliseconds {
+                out.append("rotation cycle \(cycle) ms (\(c.beacons.count) beacons x \(c.rotationMilliseconds) ms) is longer than iOS's 1 s ranging period: phones lose each beacon between its turns; rotate fewer beacons or shorten --rotation")
+            }
+        }
+        let sharedAddress = rotating || !c.addressPerSet
+        let identities = Set(c.beacons.map { [UInt8]($0.beacon.advertisingData) }).count
+        if sharedAddress, identities >= homeAssistantMaximumIdentities {
+            out.append("\(identities) identities on one address: Home Assistant's iBeacon integration ignores an address with \(homeAssistantMaximumIdentities) or more (MAX_IDS)"
+                       + (plan.family == .extended && !rotating ? "; --random-address-per-set gives each set its own address" : "; on an extended controller, --controller extended --random-address-per-set gives each beacon its own address"))
+        }
+        return out
     }
 
     /// One H4 packet per line, lowercase, no spaces: `# start:`, the start packets, `# rotation:` and
@@ -97,7 +137,7 @@ enum DryRun {
                               ("dwellMilliseconds", number(s.rotationMilliseconds)),
                               ("cycleMilliseconds", number(plan.configuration.rotationCycleMilliseconds))])
         }
-        let beacons: [JSON] = zip(s.beacons, plan.configuration.beacons).map { entry, advertised in
+        let beacons: [JSON] = zip(s.beacons, plan.advertised).map { entry, advertised in
             let b = advertised.beacon, o = advertised.options
             return .object([("identifier", entry.identifier.map(JSON.string) ?? .null)] + b.jsonFields + [
                 ("advertisingData", .string(Hex.encode(b.advertisingData))),
