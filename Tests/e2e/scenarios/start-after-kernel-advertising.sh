@@ -4,7 +4,7 @@
 # `--controller auto` each put the iBeacon on air (hci1 hears the golden data), and auto uses
 # extended commands. It does not prove a family switch: btvirt does not refuse beacon-tx's forced
 # legacy start (its legacy disable turns the kernel's set off first), so the switch itself is proven
-# against the scripted controller (ConversationTests, LiveTests.startFallsBackWhenTheKernelUsedExtended).
+# against the scripted controller (ConversationTests, LiveTests.autoSwitchesOnceWhenTheControllerIsInTheOtherMode; a forced family does not switch: LiveTests.forcedLegacyMeetingCommandDisallowedIsAnErrorNotASwitch).
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "$(dirname "$0")/../lib.sh"
 GOLDEN=0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5
