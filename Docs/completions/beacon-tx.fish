@@ -9,7 +9,7 @@ end
 
 complete -c beacon-tx -f
 complete -c beacon-tx -n __fish_use_subcommand -a start -d 'advertise iBeacons and keep them on air (or print the exact HCI commands with --dry-run)'
-complete -c beacon-tx -n __fish_use_subcommand -a stop -d 'stop advertising (after start --detach); safe to run twice'
+complete -c beacon-tx -n __fish_use_subcommand -a stop -d 'stop advertising: a foreground session on the device (SIGTERM, then its own stop plan) or detached beacons; safe to run twice'
 complete -c beacon-tx -n __fish_use_subcommand -a status -d 'what is on air now, per device (exit 0 on air, 3 nothing on air)'
 complete -c beacon-tx -n __fish_use_subcommand -a devices -d 'list controllers: address, state, HCI version, LE and extended advertising'
 complete -c beacon-tx -n __fish_use_subcommand -a scan -d 'range and monitor iBeacons like CoreLocation (enter/exit, proximity, distance)'
@@ -38,7 +38,7 @@ complete -c beacon-tx -n '__fish_seen_subcommand_from start' -l advertising-set 
 complete -c beacon-tx -n '__fish_seen_subcommand_from start' -l random-address-per-set -d 'extended sets only: each beacon\'s set advertises from its own random static address, derived from its region (LE Set Advertising Set Random Address)'
 complete -c beacon-tx -n '__fish_seen_subcommand_from start' -l no-random-address-per-set -d 'the opposite of --random-address-per-set (overrides the config file)'
 complete -c beacon-tx -n '__fish_seen_subcommand_from start' -l rotation -x -d 'dwell per beacon when beacons share one advertising instance, 20–10000 ms (default 200)'
-complete -c beacon-tx -n '__fish_seen_subcommand_from start' -l device-timeout -x -d 'wait this long for an unplugged controller with the same address to return, 0–86400 s (default 60), then exit 69'
+complete -c beacon-tx -n '__fish_seen_subcommand_from start' -l device-timeout -x -d 'wait this long for the device to appear (at start) or for an unplugged controller with the same address to return, 0–86400 s (default 60), then exit 69'
 complete -c beacon-tx -n '__fish_seen_subcommand_from start' -l duration -x -d 'advertise for this long, then stop cleanly and exit 0, 1–31536000 s (default: until stopped)'
 complete -c beacon-tx -n '__fish_seen_subcommand_from start' -l cycle -x -d 'on for ON s, off (disabled on the controller) for OFF s, COUNT times or forever, then exit 0'
 complete -c beacon-tx -n '__fish_seen_subcommand_from start' -l dry-run -d 'print the plan, open no socket'
@@ -114,7 +114,7 @@ complete -c beacon-tx -n '__fish_seen_subcommand_from dump-config' -l advertisin
 complete -c beacon-tx -n '__fish_seen_subcommand_from dump-config' -l random-address-per-set -d 'extended sets only: each beacon\'s set advertises from its own random static address, derived from its region (LE Set Advertising Set Random Address)'
 complete -c beacon-tx -n '__fish_seen_subcommand_from dump-config' -l no-random-address-per-set -d 'the opposite of --random-address-per-set (overrides the config file)'
 complete -c beacon-tx -n '__fish_seen_subcommand_from dump-config' -l rotation -x -d 'dwell per beacon when beacons share one advertising instance, 20–10000 ms (default 200)'
-complete -c beacon-tx -n '__fish_seen_subcommand_from dump-config' -l device-timeout -x -d 'wait this long for an unplugged controller with the same address to return, 0–86400 s (default 60), then exit 69'
+complete -c beacon-tx -n '__fish_seen_subcommand_from dump-config' -l device-timeout -x -d 'wait this long for the device to appear (at start) or for an unplugged controller with the same address to return, 0–86400 s (default 60), then exit 69'
 complete -c beacon-tx -n '__fish_seen_subcommand_from dump-config' -l duration -x -d 'advertise for this long, then stop cleanly and exit 0, 1–31536000 s (default: until stopped)'
 complete -c beacon-tx -n '__fish_seen_subcommand_from dump-config' -l cycle -x -d 'on for ON s, off (disabled on the controller) for OFF s, COUNT times or forever, then exit 0'
 complete -c beacon-tx -n '__fish_seen_subcommand_from dump-config' -l check -r -F -d 'compare the plan with GOLDEN (a hex, hcitool, json or btsnoop dry run): exit 0 when equal, 1 naming each differing command and field'

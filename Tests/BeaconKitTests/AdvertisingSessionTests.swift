@@ -188,12 +188,18 @@ import Testing
         let clock = Clock()
         let s = try session(try Self.three(), fake, clock: clock)
         try s.start()
+        var states: [KioskState] = []
+        s.onStateChange = { states.append($0) }
         // mgmt power off: disable all, clear, then the device goes down before the settle time ends.
         let disableAll = HCICommand.leSetExtendedAdvertisingEnable(false, sets: [])
         s.handle(.observedCommand(disableAll))
         s.handle(.event(C.ok(disableAll)))
+        s.handle(.observedCommand(.leClearAdvertisingSets))
+        s.handle(.event(C.ok(.leClearAdvertisingSets)))
         s.handle(.event(StackInternalDeviceEvent(kind: .down, deviceID: 0).event))
         #expect(s.state == .waiting("hci0 down; waiting to re-arm"))
+        // One line for the whole power-off: the clear after the disable is part of the same re-arm.
+        #expect(states == [.waiting("another program disabled all advertising sets; re-arming"), .waiting("hci0 down; waiting to re-arm")])
         #expect(s.nextDeadline == nil, "nothing is sent to a device that is down")
         clock.ms += 60_000
         s.timerExpired()

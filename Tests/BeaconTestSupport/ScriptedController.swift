@@ -159,8 +159,8 @@ public final class FakeHost: HCIHost {
     /// What `waitForDevice` answers, in order (then `.timedOut`).
     public var deviceWaits: [DeviceWait] = []
 
-    public func waitForDevice(address: String, timeoutMilliseconds: Int) throws(TransportError) -> DeviceWait {
-        log.append("wait for \(address) \(timeoutMilliseconds) ms")
+    public func waitForDevice(_ wanted: WantedDevice, timeoutMilliseconds: Int) throws(TransportError) -> DeviceWait {
+        log.append("wait for \(wanted) \(timeoutMilliseconds) ms")
         guard !deviceWaits.isEmpty else { return .timedOut }
         let next = deviceWaits.removeFirst()
         if case let .returned(info) = next, let i = deviceList.firstIndex(where: { $0.id == info.id }) { deviceList[i] = info }

@@ -9,7 +9,7 @@ import Testing
         #expect(CLIError(TransportError.bluetoothUnsupported) == CLIError(.unavailable,
             "socket(AF_BLUETOOTH): this kernel has no Bluetooth support (EAFNOSUPPORT); load the bluetooth module or use a kernel built with CONFIG_BT"))
         #expect(CLIError(TransportError.permissionDenied(call: "write", device: "hci0")) == CLIError(.noPermission,
-            "write on hci0: Operation not permitted; run as root, or grant the capabilities once: sudo setcap cap_net_raw,cap_net_admin+eip <path to beacon-tx>"))
+            "write on hci0: Operation not permitted; run as root (sudo), or as the beacon-tx service, whose unit grants CAP_NET_RAW and CAP_NET_ADMIN"))
         #expect(CLIError(TransportError.rfkilled(call: "write", device: "hci0")) == CLIError(.unavailable,
             "write on hci0: blocked by rfkill; run: rfkill unblock bluetooth"))
         #expect(CLIError(TransportError.deviceDown(call: "write", device: "hci1")) == CLIError(.unavailable,

@@ -90,7 +90,7 @@ import Testing
             hci1  00:AA:01:00:00:01  down  Virtual  (\(CLIError.downDeviceProblem("hci1")))
 
             """)
-        #expect(r.err == "beacon-tx: without CAP_NET_RAW only name, address, bus and up/down are shown; run as root, or grant the capabilities once: sudo setcap cap_net_raw,cap_net_admin+eip <path to beacon-tx>\n")
+        #expect(r.err == "beacon-tx: without CAP_NET_RAW only name, address, bus and up/down are shown; run as root (sudo), or as the beacon-tx service, whose unit grants CAP_NET_RAW and CAP_NET_ADMIN\n")
         let again = ScriptedController([.commandFails(.readLocalVersionInformation, .permissionDenied(call: "write", device: "hci0"))])
         let j = tool(["devices", "--json"], host: FakeHost(devices: [Controllers.device(0)], channels: [0: again]))
         #expect(j.code == 0)

@@ -274,16 +274,55 @@ import Testing
 
     @Test func unknownDeviceNamesTheOnesThatExist() {
         let (h, _) = host([])
-        let r = tool(["start"] + goldenFlags + ["--device", "hci9"], host: h)
+        let r = tool(["start"] + goldenFlags + ["--device", "hci9", "--device-timeout", "0"], host: h)
         #expect(r.code == 69)
         #expect(r.err == "beacon-tx start: no such device hci9 (available: hci0, hci1)\n")
+    }
+
+    @Test func aDeviceNotThereYetIsWaitedForUpToTheDeviceTimeout() {
+        let (h, _) = host([])
+        let r = tool(["start"] + goldenFlags + ["--device", "hci9"], host: h)
+        #expect(r.code == 69)
+        #expect(r.err == """
+            beacon-tx: waiting for hci9 to appear (controllers: hci0, hci1; up to 60 s, --device-timeout)
+            beacon-tx start: hci9 did not appear within 60 s (--device-timeout; controllers: hci0, hci1); nothing is on air
+
+            """)
+        #expect(h.log == ["wait for hci9 60000 ms"], "nothing opened, nothing sent")
+    }
+
+    @Test func aLateDeviceIsStartedWhenItAppearsAndGivenTimeToBePoweredFirst() throws {
+        let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF), family: .extended)
+        let fake = ScriptedController(Controllers.probe(extended: true) + Controllers.okSteps(p.start) + [.receive(.signal(15))] + Controllers.okSteps(p.stop))
+        let h = FakeHost(devices: [], channels: [0: fake])
+        // Registered down first (the kernel sets it up), then up (bluetoothd powered it).
+        h.deviceWaits = [.returned(Controllers.device(0, up: false)), .returned(Controllers.device(0))]
+        let r = tool(["start"] + goldenFlags + ["--device", "hci0", "--device-timeout", "30"], host: h)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(h.log == ["wait for hci0 30000 ms", "wait for hci0 up 5000 ms", "open hci0 +signals"])
+        #expect(r.err.hasPrefix("beacon-tx: waiting for hci0 to appear (no controllers yet; up to 30 s, --device-timeout)\nbeacon-tx: hci0 appeared after 0 s\n"))
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+    }
+
+    @Test func aSignalWhileWaitingForTheDeviceEndsCleanlyAndSighupKeepsWaiting() {
+        let h = FakeHost(devices: [], channels: [:])
+        h.deviceWaits = [.signal(1), .signal(15)]
+        let r = tool(["start"] + goldenFlags + ["--device", "hci0"], host: h)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(h.log.count == 2 && h.log.allSatisfy { $0.hasPrefix("wait for hci0 ") }, "\(h.log)")
+        #expect(r.err == """
+            beacon-tx: waiting for hci0 to appear (no controllers yet; up to 60 s, --device-timeout)
+            beacon-tx: SIGHUP: re-read the configuration while waiting for the device
+            beacon-tx: signal 15 while waiting for hci0; nothing was changed
+
+            """)
     }
 
     @Test func permissionDeniedOnWriteExits77WithTheRemedy() {
         let (h, _) = host([.commandFails(.readLocalVersionInformation, .permissionDenied(call: "write", device: "hci0"))])
         let r = tool(["start"] + goldenFlags, host: h)
         #expect(r.code == 77)
-        #expect(r.err.contains("setcap cap_net_raw,cap_net_admin+eip"))
+        #expect(r.err.contains("run as root (sudo), or as the beacon-tx service, whose unit grants CAP_NET_RAW and CAP_NET_ADMIN"))
         #expect(r.err.split(separator: "\n").count == 1)
     }
 

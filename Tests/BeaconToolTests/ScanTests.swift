@@ -193,7 +193,7 @@ import Testing
     @Test func serviceUnitRunsUnprivilegedWithTwoCapabilities() throws {
         let unit = try String(contentsOfFile: repoPath("Config/beacon-tx.service"), encoding: .utf8)
         let lines = Set(unit.split(separator: "\n").map(String.init))
-        #expect(lines.contains("ExecStart=/usr/local/bin/beacon-tx start --config /etc/beacon-tx/kiosk.json"))
+        #expect(lines.contains("ExecStart=/usr/local/bin/beacon-tx start --config /etc/beacon-tx/kiosk.json --device-timeout 86400"))
         #expect(lines.contains("AmbientCapabilities=CAP_NET_RAW CAP_NET_ADMIN"))
         #expect(lines.contains("CapabilityBoundingSet=CAP_NET_RAW CAP_NET_ADMIN"))
         #expect(lines.contains("DynamicUser=yes"))

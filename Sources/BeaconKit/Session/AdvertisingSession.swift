@@ -437,13 +437,16 @@ public final class AdvertisingSession {
         }
     }
 
+    /// A re-arm already pending keeps its first state (one log line for, say, a power-off's disable
+    /// and clear): the later command only moves the re-arm and its reason.
     private func schedule(_ reason: String, after delay: Int64, waiting: String) {
         if triggeredAt == nil { triggeredAt = now() }
+        let pending = rearmAt != nil && !deviceDown
         rearmReason = reason
         deviceDown = false
         rearmAt = now() + delay
         nextRotationAt = nil
-        state = .waiting(waiting)
+        if !pending { state = .waiting(waiting) }
     }
 
     // MARK: schedule

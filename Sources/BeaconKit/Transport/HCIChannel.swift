@@ -73,9 +73,42 @@ public protocol HCIHost: AnyObject {
     func up(deviceID: UInt16) throws(TransportError)
     /// HCIDEVRESET.
     func reset(deviceID: UInt16) throws(TransportError)
-    /// Waits until a controller with `address` is registered and up (after an unplug it may come back
-    /// under another index), a watched signal arrives, or the timeout passes. Never brings a device up.
-    func waitForDevice(address: String, timeoutMilliseconds: Int) throws(TransportError) -> DeviceWait
+    /// Waits until a controller `wanted` describes is registered (and up, where it says so), a watched
+    /// signal (SIGINT, SIGTERM, SIGHUP) arrives, or the timeout passes (negative: no timeout). Never
+    /// brings a device up.
+    func waitForDevice(_ wanted: WantedDevice, timeoutMilliseconds: Int) throws(TransportError) -> DeviceWait
+}
+
+/// The controller a `waitForDevice` waits for.
+public enum WantedDevice: Equatable, Sendable, CustomStringConvertible {
+    /// The controller with this address, registered and up: after an unplug it may come back under
+    /// another index.
+    case address(String)
+    /// `hciN`, registered (up or down): a controller that is not there yet (a late USB dongle, a
+    /// UART controller attached by hciuart seconds into boot).
+    case index(UInt16)
+    /// `hciN`, registered and up.
+    case indexUp(UInt16)
+    /// Any registered controller.
+    case any
+
+    public func matches(_ info: HCIDeviceInfo) -> Bool {
+        switch self {
+        case let .address(a): return info.address == a && info.isUp
+        case let .index(id): return info.id == id
+        case let .indexUp(id): return info.id == id && info.isUp
+        case .any: return true
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .address(a): return a
+        case let .index(id): return HCIDeviceInfo.name(of: id)
+        case let .indexUp(id): return HCIDeviceInfo.name(of: id) + " up"
+        case .any: return "any controller"
+        }
+    }
 }
 
 /// How `HCIHost.waitForDevice` ended.

@@ -22,8 +22,12 @@ public enum ExitCode: Int32, Sendable {
     case cantCreate = 73
     /// EX_IOERR: writing stdout or an output file failed (`> /dev/full`, a closed stdout).
     case ioError = 74
+    /// EX_TEMPFAIL: the device is owned by another running beacon-tx session (try again once it stopped).
+    case tempFail = 75
     /// EX_NOPERM: missing CAP_NET_RAW / CAP_NET_ADMIN.
     case noPermission = 77
+    /// EX_CONFIG: a configuration this controller cannot carry out (a restart cannot change that).
+    case config = 78
 }
 
 /// One failure the user sees as one line on stderr, with its exit code.

@@ -8,7 +8,7 @@ extension CLIError {
         case .bluetoothUnsupported:
             self.init(.unavailable, "\(e); load the bluetooth module or use a kernel built with CONFIG_BT")
         case .permissionDenied:
-            self.init(.noPermission, "\(e); run as root, or grant the capabilities once: sudo setcap cap_net_raw,cap_net_admin+eip <path to beacon-tx>")
+            self.init(.noPermission, "\(e); run as root (sudo), or as the beacon-tx service, whose unit grants CAP_NET_RAW and CAP_NET_ADMIN")
         case .rfkilled:
             self.init(.unavailable, "\(e); run: rfkill unblock bluetooth")
         case let .deviceDown(_, device):

@@ -51,10 +51,11 @@ enum ManPage {
             + "BlueZ HCI sockets, without bluetoothd, and scans for iBeacons the way CoreLocation ranges and "
             + "monitors regions. It picks legacy or extended advertising from what the controller supports "
             + "and, with --dry-run, prints the exact HCI commands it would send.",
-        "The live commands (start, stop, devices, scan) open a raw HCI socket, which needs CAP_NET_RAW "
-            + "and CAP_NET_ADMIN: run them as root, give the binary these two capabilities (the Debian package "
-            + "does so for members of the bluetooth group), or use the systemd service. status, decode, "
-            + "dump-config, completions and man need no privileges.",
+        "The live commands (start, stop, scan, and devices beyond name, address and up/down) open a raw "
+            + "HCI socket, which needs CAP_NET_RAW and CAP_NET_ADMIN: run them as root, or use the systemd "
+            + "units, which run beacon-tx as a dynamic user holding just these two capabilities. The binary "
+            + "itself carries no capabilities, so raw HCI is not handed to every local user. Any user may run "
+            + "status, dry runs, decode, verify, dump-config, completions, man and --help.",
         "Options take their value as the next argument or after '=' (--major=7). Each command prints "
             + "its options with --help; this page lists the same.",
     ]
@@ -69,7 +70,7 @@ enum ManPage {
     ]
 
     static let seeAlso: [(name: String, section: Int)] = [
-        ("btmon", 1), ("btmgmt", 1), ("hciconfig", 1), ("setcap", 8), ("systemd.service", 5),
+        ("btmon", 1), ("btmgmt", 1), ("hciconfig", 1), ("systemd.service", 5),
     ]
 
     /// `.TP` tag: the option in bold, its value placeholder in italics.

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import BeaconKit
 
 /// What a command run can touch: output sinks, the HCI host and clocks. `main.swift` passes the
@@ -65,6 +68,16 @@ public struct ServiceContext {
     public var pid: Int32
     /// Whether the process of a state file still runs (stale files are reported as not on air).
     public var isProcessAlive: (Int32) -> Bool
+    /// Claims a device's owner lock (`DeviceLock`). `.none` (the unit tests) claims without a lock:
+    /// tests run in parallel, and a real lock would make them fight over "hci0".
+    var claimDevice: (String) -> DeviceLock.Claim = { _ in .claimed(nil) }
+    /// kill(2): 0, or the errno.
+    var signalProcess: (Int32, Int32) -> Int32 = { pid, signal in kill(pid, signal) == 0 ? 0 : errno }
+    /// Sleeps between two looks at a lock (`stop` waiting for a session to finish); the tests do not sleep.
+    var pause: (Int) -> Void = { _ in }
+
+    /// Run by systemd (stderr is the journal, or there is a notify socket): no terminal hints.
+    var isSupervised: Bool { stderrIsJournal || notifier.isEnabled }
 
     public init(notifier: ServiceNotifier, stderrIsJournal: Bool, stateDirectories: [String], pid: Int32,
                 isProcessAlive: @escaping (Int32) -> Bool) {
@@ -134,7 +147,9 @@ public enum BeaconTX {
     static let exitCodes: [(code: ExitCode, meaning: String)] = [
         (.success, "ok"), (.differs, "differs (start --check, verify)"), (.nothingOnAir, "nothing on air (status)"), (.usage, "usage"), (.dataError, "bad data"),
         (.noInput, "missing file"), (.unavailable, "unavailable"), (.software, "internal"),
-        (.cantCreate, "cannot create output"), (.ioError, "cannot write output (stdout or --output)"), (.noPermission, "permission"),
+        (.cantCreate, "cannot create output"), (.ioError, "cannot write output (stdout or --output)"),
+        (.tempFail, "device in use by another beacon-tx session (start)"), (.noPermission, "permission"),
+        (.config, "a configuration this controller cannot carry out"),
     ]
 
     static var help: String {

@@ -8,6 +8,8 @@ struct DeviceSession {
     let channel: HCIChannel
     let runner: HCICommandRunner
     let caps: ControllerCapabilities
+    /// `start`'s claim on the device (`DeviceLock`), held as long as the session lives.
+    var lock: DeviceLock? = nil
 
     var name: String { info.name }
 
@@ -19,6 +21,8 @@ struct DeviceSession {
         var watchSignals = false
         /// Default device: the first controller with LE.
         var requireLE = true
+        /// Claim the device for this process before the first command (`start`): one owner per device.
+        var claim = false
     }
 
     static func open(_ o: Options, _ ctx: ToolContext) throws(CLIError) -> DeviceSession {
@@ -41,7 +45,7 @@ struct DeviceSession {
                 if !o.requireLE || session.caps.supportsLE { return session }
                 ctx.note("\(info.name) has no LE; trying the next controller")
             } catch {
-                if error.code == .noPermission { throw error }
+                if error.code == .noPermission || error.code == .tempFail { throw error }
                 firstError = firstError ?? error
             }
         }
@@ -49,6 +53,7 @@ struct DeviceSession {
     }
 
     static func open(_ info: HCIDeviceInfo, _ host: HCIHost, _ o: Options, _ ctx: ToolContext) throws(CLIError) -> DeviceSession {
+        let lock = o.claim ? try ctx.claimDevice(info.name) : nil
         do {
             if !info.isUp {
                 ctx.note("\(info.name) is down; bringing it up (HCIDEVUP)")
@@ -67,7 +72,66 @@ struct DeviceSession {
         do { caps = try Advertiser.probe(runner) } catch { throw CLIError(error) }
         var up = info
         up.isUp = true
-        return DeviceSession(host: host, info: up, channel: channel, runner: runner, caps: caps)
+        return DeviceSession(host: host, info: up, channel: channel, runner: runner, caps: caps, lock: lock)
+    }
+
+    /// How long a controller that has just appeared (registered, still down) is given to be powered
+    /// by its owner (bluetoothd's AutoEnable) before beacon-tx brings it up itself: bringing it up
+    /// while the kernel still sets it up can make that setup fail.
+    static let appearSettleMilliseconds = 5_000
+
+    /// `start`: like `open`, but a controller that is not there yet (a USB dongle that enumerates
+    /// late, a Raspberry Pi's UART controller attached by hciuart, a slow disk at boot) is waited for,
+    /// up to `waitSeconds` (`--device-timeout`; 0 = exit 69 at once), without polling (the kernel's
+    /// device events wake the wait). `waiting` is told once what is awaited (the service's `STATUS=`).
+    /// Nil after a signal during the wait (nothing was sent to any controller); exit 69 after the timeout.
+    /// A SIGHUP during the wait calls `hangup` (re-read the config) and the wait goes on.
+    static func openWaiting(_ o: Options, waitSeconds: Int, waiting: (String) -> Void, hangup: () -> Void,
+                            _ ctx: ToolContext) throws(CLIError) -> DeviceSession? {
+        let host: HCIHost
+        do { host = try ctx.makeHost() } catch { throw CLIError(error) }
+        let devices: [HCIDeviceInfo]
+        do { devices = try host.devices() } catch { throw CLIError(error) }
+        let present = o.device.map { id in devices.contains { $0.id == id } } ?? !devices.isEmpty
+        guard !present, waitSeconds > 0 else { return try open(o, ctx) }
+        let wanted: WantedDevice = o.device.map { .index($0) } ?? .any
+        let name = o.device.map(HCIDeviceInfo.name(of:)) ?? "a controller"
+        let others = devices.isEmpty ? "no controllers yet" : "controllers: " + devices.map(\.name).sorted().joined(separator: ", ")
+        let text = "waiting for \(name) to appear (\(others); up to \(waitSeconds) s, --device-timeout)"
+        ctx.note(text)
+        waiting(text)
+        let started = ctx.monotonicMilliseconds()
+        let budget = Int64(waitSeconds) * 1000
+        var outcome: DeviceWait
+        var left = budget
+        while true {
+            do { outcome = try host.waitForDevice(wanted, timeoutMilliseconds: Int(clamping: left)) } catch { throw CLIError(error) }
+            // SIGHUP (systemctl reload) while waiting: keep waiting; the config is read again now.
+            guard outcome == .signal(KioskLoop.sighup) else { break }
+            hangup()
+            left = max(0, budget - (ctx.monotonicMilliseconds() - started))
+        }
+        switch outcome {
+        case let .signal(n):
+            ctx.note("signal \(n) while waiting for \(name); nothing was changed")
+            return nil
+        case .timedOut:
+            throw CLIError(.unavailable, "\(name) did not appear within \(waitSeconds) s (--device-timeout; \(others)); nothing is on air")
+        case let .returned(info):
+            if !info.isUp {
+                let left = max(0, budget - (ctx.monotonicMilliseconds() - started))
+                let settle = Int(min(Int64(appearSettleMilliseconds), left))
+                let up: DeviceWait
+                do { up = try host.waitForDevice(.indexUp(info.id), timeoutMilliseconds: settle) } catch { throw CLIError(error) }
+                if case let .signal(n) = up {
+                    ctx.note("signal \(n) while waiting for \(info.name); nothing was changed")
+                    return nil
+                }
+            }
+            let after = Double(ctx.monotonicMilliseconds() - started) / 1000
+            ctx.note("\(info.name) appeared after \(JSON.format((after * 10).rounded() / 10)) s")
+            return try open(o, ctx)
+        }
     }
 
     /// Ends a long wait with an error (exit 69) when the controller reports a Hardware Error or the

@@ -83,7 +83,7 @@ enum DevicesCommand: Subcommand {
             }
         }
         if rows.contains(where: \.needsPrivilege) {
-            ctx.note("without CAP_NET_RAW only name, address, bus and up/down are shown; run as root, or grant the capabilities once: sudo setcap cap_net_raw,cap_net_admin+eip <path to beacon-tx>")
+            ctx.note("without CAP_NET_RAW only name, address, bus and up/down are shown; run as root (sudo), or as the beacon-tx service, whose unit grants CAP_NET_RAW and CAP_NET_ADMIN")
         }
         if a.has("--json") {
             ctx.stdout(JSON.array(rows.map(\.json)).pretty)

@@ -9,13 +9,15 @@ struct KioskLoop {
     var settings: Settings
     let arguments: ParsedArguments
     let ctx: ToolContext
+    /// The state file and sd_notify (made by `start`, which may already have reported a wait for the device).
+    let service: ServiceReporter
 
     static let sighup: Int32 = 1
 
     mutating func run() throws(CLIError) -> ExitCode {
         var settings = self.settings
         try watch(session.channel, settings)
-        let service = ServiceReporter(ctx, device: session.name)
+        let service = self.service
         var current = settings
         let ctx = self.ctx
         kiosk.onStateChange = { [kiosk] state in
@@ -32,7 +34,9 @@ struct KioskLoop {
         }
         Self.report(kiosk, settings, to: service)
         var watchdog = service.watchdog
-        ctx.note("press Ctrl-C (or send SIGTERM) to stop" + (arguments.has("--config") ? "; SIGHUP re-reads the config" : ""))
+        if !ctx.service.isSupervised {
+            ctx.note("press Ctrl-C (or send SIGTERM) to stop" + (arguments.has("--config") ? "; SIGHUP re-reads the config" : ""))
+        }
         while true {
             var signal = session.runner.takePendingSignal()
             if signal == nil {
@@ -112,14 +116,15 @@ struct KioskLoop {
         ctx.warn(text)
         service.offAir(text)
         let outcome: DeviceWait
-        do { outcome = try session.host.waitForDevice(address: address, timeoutMilliseconds: s.deviceTimeoutSeconds * 1000) } catch {
+        do { outcome = try session.host.waitForDevice(.address(address), timeoutMilliseconds: s.deviceTimeoutSeconds * 1000) } catch {
             throw CLIError(error)
         }
         switch outcome {
         case let .returned(info):
             ctx.note("\(address) is back as \(info.name); re-arming")
+            session.lock?.release()   // claimed again under the name it returned with
             return try DeviceSession.open(info, session.host, .init(device: info.id, timeoutMilliseconds: s.timeoutMilliseconds,
-                                                                     verbose: arguments.has("--verbose"), watchSignals: true), ctx)
+                                                                     verbose: arguments.has("--verbose"), watchSignals: true, claim: true), ctx)
         case let .signal(n):
             service.stopping()
             service.stopped()

@@ -174,14 +174,49 @@ enum StartCommand: Subcommand {
 
     // MARK: live
 
-    static func live(_ s: Settings, _ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
+    static func live(_ initial: Settings, _ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
+        var s = initial
         let detach = a.has("--detach")
         if detach, !s.schedule.isEmpty {
             throw .usage("--duration/--cycle need the foreground session (without --detach): nothing would switch the beacons off")
         }
-        let session = try DeviceSession.open(
-            .init(device: s.device, reset: a.has("--reset"), timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose"),
-                  watchSignals: !detach), ctx)
+        // A device that is not there yet is waited for (and said so to systemd: READY=1 with STATUS=),
+        // up to --device-timeout; the device is claimed for this process before its first command.
+        var waited: ServiceReporter?
+        let open: DeviceSession?
+        do throws(CLIError) {
+            open = try DeviceSession.openWaiting(
+                .init(device: s.device, reset: a.has("--reset"), timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose"),
+                      watchSignals: !detach, claim: true),
+                waitSeconds: s.deviceTimeoutSeconds,
+                waiting: { text in
+                    let reporter = ServiceReporter(ctx, device: s.deviceName ?? "hci0")
+                    reporter.waiting(text)
+                    waited = reporter
+                },
+                hangup: {
+                    do throws(CLIError) {
+                        s = try settings(from: a, ctx)
+                        ctx.note("SIGHUP: re-read the configuration while waiting for the device")
+                    } catch {
+                        ctx.log(.error, "beacon-tx: reload: \(error.message); keeping the previous configuration")
+                    }
+                }, ctx)
+        } catch {
+            waited?.failed(error.message)
+            throw error
+        }
+        guard let session = open else {
+            waited?.stopped()
+            return .success
+        }
+        let service: ServiceReporter
+        if let waited, waited.device == session.name {
+            service = waited
+        } else {
+            waited?.stopped()
+            service = ServiceReporter(ctx, device: session.name)
+        }
         if let signal = session.runner.pendingSignal {
             ctx.note("signal \(signal) before advertising started on \(session.name); nothing was changed")
             return .success
@@ -208,7 +243,7 @@ enum StartCommand: Subcommand {
             ctx.note("detached; the controller keeps advertising until 'beacon-tx stop --device \(session.name)\(setHint)' (nothing re-arms or reloads detached beacons)")
             return .success
         }
-        var loop = KioskLoop(session: session, kiosk: kiosk, settings: s, arguments: a, ctx: ctx)
+        var loop = KioskLoop(session: session, kiosk: kiosk, settings: s, arguments: a, ctx: ctx, service: service)
         return try loop.run()
     }
 

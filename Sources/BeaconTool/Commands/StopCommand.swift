@@ -3,7 +3,7 @@ import BeaconKit
 /// `beacon-tx stop`: disable advertising in whichever family is active and remove our set.
 enum StopCommand: Subcommand {
     static let name = "stop"
-    static let summary = "stop advertising (after start --detach); safe to run twice"
+    static let summary = "stop advertising: a foreground session on the device (SIGTERM, then its own stop plan) or detached beacons; safe to run twice"
     static let usage = "beacon-tx stop [--device hciN] [options]"
     static let options: [OptionSpec] = [
         .value("--device", "hciN", "controller (default: the first LE controller)"),
@@ -12,15 +12,23 @@ enum StopCommand: Subcommand {
         .value("--timeout", "ms", "wait this long for each controller answer, 100–60000 (default 2000)"),
         .flag("--verbose", "log every HCI command and event (btmon style) on stderr"),
     ]
-    static let examples = ["sudo beacon-tx stop --device hci0"]
+    static let examples = ["sudo beacon-tx stop --device hci0   # stops a foreground 'start' on hci0 too (it runs its stop plan)"]
 
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         var s = Settings()
         if let path = a.path("--config") { _ = try ConfigFile.load(path, into: &s) }
         try s.apply(Setting.deviceSettings + [.advertisingSet], from: a)
         let session = try DeviceSession.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose")), ctx)
+        // A foreground session owns the device: stop it (it would put its beacons back) and let it
+        // run its own stop plan; the stop below then only confirms.
+        let owner = try ctx.stopOwner(of: session.name)
+        defer { owner?.lock?.release() }
         do { try Advertiser.stopActive(session.runner, caps: session.caps, advertisingHandles: handles(s)) } catch { throw CLIError(error) }
-        ctx.note("advertising is off on \(session.name)")
+        if let owner {
+            ctx.note("stopped the beacon-tx session of pid \(owner.pid) on \(session.name) (it ran its stop plan); advertising is off on \(session.name)")
+        } else {
+            ctx.note("advertising is off on \(session.name)")
+        }
         return .success
     }
 

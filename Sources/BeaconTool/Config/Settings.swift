@@ -271,7 +271,7 @@ extension Setting {
 
     static let deviceTimeout = Setting(
         key: "deviceTimeout", flag: "--device-timeout", placeholder: "s",
-        help: "wait this long for an unplugged controller with the same address to return, 0–86400 s (default 60), then exit 69",
+        help: "wait this long for the device to appear (at start) or for an unplugged controller with the same address to return, 0–86400 s (default 60), then exit 69",
         kind: .integer(0...86400, unit: "s"),
         apply: { s, v in s.deviceTimeoutSeconds = v.int ?? Settings.defaultDeviceTimeoutSeconds },
         read: { s in .number(Double(s.deviceTimeoutSeconds)) })

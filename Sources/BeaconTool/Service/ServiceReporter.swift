@@ -6,6 +6,7 @@ import BeaconKit
 /// - `onAir(family:beacons:sets:rotation:rearmReason:)` once every beacon is on air (first start,
 ///   after a re-arm with its reason, after a reload): state file, `STATUS=`, and `READY=1` the
 ///   first time and after `reloading()`;
+/// - `waiting(_:)` while `start` waits for its device to appear: state file, `STATUS=` and `READY=1`;
 /// - `offAir(_:)` when nothing is on air any more, with why (the `STATUS=` text, the device name
 ///   put in front unless it starts with it: "hci0 down; waiting to re-arm");
 /// - `reloading()` on SIGHUP, before re-reading the config (`RELOADING=1`);
@@ -63,13 +64,31 @@ final class ServiceReporter {
     }
 
     private func offAir(status text: String) {
+        recordOffAir(text)
+        notifier.status(text)
+    }
+
+    private func recordOffAir(_ text: String) {
         let now = ctx.wallClockSeconds()
         var next = state ?? SessionState(device: device, pid: ctx.service.pid, onAir: false, status: text, family: nil, since: now)
         if next.onAir { next.since = now }
         next.onAir = false
         next.status = text
         save(next)
-        notifier.status(text)
+    }
+
+    /// `start` waits for its device to appear (`why` says for what): the state file says so, and
+    /// systemd gets `READY=1` with it as `STATUS=`. The service is doing what it was asked to do, so
+    /// neither boot nor `systemctl start` waits for an adapter that may come hours later; the beacons'
+    /// `STATUS=` follows when they are on air.
+    func waiting(_ text: String) {
+        recordOffAir(text)
+        if needsReady {
+            needsReady = false
+            notifier.ready(status: text)
+        } else {
+            notifier.status(text)
+        }
     }
 
     func reloading() {

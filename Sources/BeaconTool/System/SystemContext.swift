@@ -102,11 +102,14 @@ extension ServiceContext {
     static var system: ServiceContext {
         let environment = { (name: String) -> String? in getenv(name).map { String(cString: $0) } }
         let pid = getpid()
-        return ServiceContext(
+        var context = ServiceContext(
             notifier: ServiceNotifier(environment: environment, pid: pid),
             stderrIsJournal: Journal.isJournalStream(STDERR_FILENO, journalStream: environment("JOURNAL_STREAM")),
             stateDirectories: StateStore.fromEnvironment(environment).candidates,
             pid: pid,
             isProcessAlive: StateStore.isProcessAlive)
+        context.claimDevice = { DeviceLock.claim(device: $0) }
+        context.pause = { milliseconds in _ = usleep(UInt32(clamping: milliseconds * 1000)) }
+        return context
     }
 }

@@ -167,7 +167,7 @@ public final class RawHCIChannel: HCIChannel {
     }
 
     /// Best effort: a failure only means device-down goes unnoticed, as with other raw-HCI tools.
-    private static func openDeviceWatch() -> Int32 {
+    static func openDeviceWatch() -> Int32 {
         guard let fd = try? openHCISocket(device: "hci-monitor") else { return -1 }
         var filter = hci_filter()
         hci_filter_clear(&filter)

@@ -44,23 +44,40 @@ public final class RawHCIHost: HCIHost {
         try RawHCIChannel(deviceID: deviceID, watchSignals: watchSignals)
     }
 
-    /// Re-reads the device list every `pollMilliseconds` while waiting in one `poll()` on a signalfd
-    /// (SIGINT, SIGTERM, SIGHUP), so a signal ends the wait at once.
+    /// Re-reads the device list whenever the kernel reports a device event (registered, up, down,
+    /// unregistered: stack-internal events on a raw socket bound to no device), in one `poll()` with
+    /// a signalfd (SIGINT, SIGTERM, SIGHUP), so a signal ends the wait at once. Without that socket
+    /// (no CAP_NET_RAW: the kernel's security filter drops the events) the list is re-read every
+    /// `pollMilliseconds`; with it, every `fallbackPollMilliseconds` only, as a safety net: an hours-long
+    /// wait for a late adapter costs almost no wake-ups.
     public static let pollMilliseconds: Int32 = 250
+    public static let fallbackPollMilliseconds: Int32 = 30_000
 
-    public func waitForDevice(address: String, timeoutMilliseconds: Int) throws(TransportError) -> DeviceWait {
+    public func waitForDevice(_ wanted: WantedDevice, timeoutMilliseconds: Int) throws(TransportError) -> DeviceWait {
         let signals = try SignalWatch(device: "hci-monitor")
         defer { signals.close() }
+        let watch = RawHCIChannel.openDeviceWatch()
+        defer { if watch >= 0 { closeDescriptor(watch) } }
         let system = SystemCalls.live
-        let deadline = system.monotonicMilliseconds() + Int64(timeoutMilliseconds)
+        let deadline = timeoutMilliseconds < 0 ? nil : system.monotonicMilliseconds() + Int64(timeoutMilliseconds)
+        var scratch = [UInt8](repeating: 0, count: 64)
         while true {
             if let signal = signals.take() { return .signal(signal) }
-            if let back = try devices().first(where: { $0.address == address && $0.isUp }) { return .returned(back) }
-            let left = deadline - system.monotonicMilliseconds()
-            guard left > 0 else { return .timedOut }
-            var fds = [pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0)]
-            let wait = Int32(clamping: min(Int64(Self.pollMilliseconds), left))
-            _ = fds.withUnsafeMutableBufferPointer { system.poll($0, wait) }  // EINTR or a timeout: look again
+            if let found = try devices().first(where: wanted.matches) { return .returned(found) }
+            let period = Int64(watch >= 0 ? Self.fallbackPollMilliseconds : Self.pollMilliseconds)
+            var wait = period
+            if let deadline {
+                let left = deadline - system.monotonicMilliseconds()
+                guard left > 0 else { return .timedOut }
+                wait = min(period, left)
+            }
+            var fds = [pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: watch, events: Int16(POLLIN), revents: 0)]
+            _ = fds.withUnsafeMutableBufferPointer { system.poll($0, Int32(clamping: wait)) }  // EINTR or a timeout: look again
+            if watch >= 0, fds[1].revents != 0 {
+                // Drain the events: the list read at the top of the loop is what counts.
+                while (scratch.withUnsafeMutableBytes { system.receive(watch, $0, Int32(MSG_DONTWAIT)) }) > 0 {}
+            }
         }
     }
 
