@@ -9,7 +9,7 @@ GOLDEN=0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5
 need_beacon_tx
 
 scan_start hci1
-kiosk_start kiosk --config "$REPO/Config/minimal.json"
+kiosk_start kiosk --config "$REPO/Config/kiosk.json"
 addr=$(bdaddr hci0)
 expect_adv_data -s hci1 -a "$addr" "$GOLDEN"
 
@@ -40,12 +40,12 @@ scan_clear hci1
 expect_no_adv_data -s hci1 -a "$addr" -t 3 "$GOLDEN"
 
 step "a SIGKILLed session's state file is taken over with a note"
-kiosk_start killed --config "$REPO/Config/minimal.json"
+kiosk_start killed --config "$REPO/Config/kiosk.json"
 killed=$KIOSK_PID
 kill -KILL "$killed"
 wait "$killed" 2>/dev/null || true
 rm -f "$E2E_OUT/.bg-killed.pid"
-kiosk_start after --config "$REPO/Config/minimal.json"
+kiosk_start after --config "$REPO/Config/kiosk.json"
 grep -q "beacon-tx: hci0: taking over from pid $killed, which is gone (its state file /run/beacon-tx/hci0.json says on air)" "$E2E_OUT/after.log" ||
   fail "no take-over note: $(head -n 3 "$E2E_OUT/after.log")"
 stop_bg after TERM
