@@ -26,8 +26,6 @@ public enum ExitCode: Int32, Sendable {
     case tempFail = 75
     /// EX_NOPERM: missing CAP_NET_RAW / CAP_NET_ADMIN.
     case noPermission = 77
-    /// EX_CONFIG: a configuration this controller cannot carry out (a restart cannot change that).
-    case config = 78
 }
 
 /// One failure the user sees as one line on stderr, with its exit code.
