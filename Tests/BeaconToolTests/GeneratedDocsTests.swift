@@ -64,7 +64,7 @@ import Testing
         #expect(ShellCompletion.zshSpec(spec("start", "--format")!)
             == "--format=[dry-run output: text, hex, hcitool, json or btsnoop (default text)]:FORMAT:(text hex hcitool json btsnoop)")
         let bash = ShellCompletion.bash()
-        #expect(bash.contains("        --config|--output|--check) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"))
+        #expect(bash.contains("        --config|--metrics|--output|--check) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"))
         #expect(bash.contains("        --format) COMPREPLY=($(compgen -W 'text hex hcitool json btsnoop' -- \"$cur\")); return ;;\n"))
         let fish = ShellCompletion.fish()
         #expect(fish.contains("complete -c beacon-tx -n '__fish_seen_subcommand_from start' -l device -x -a '(__beacon_tx_devices)' -d 'controller (default: the first LE controller; hci0 in dry runs)'\n"))

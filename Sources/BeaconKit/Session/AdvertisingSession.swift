@@ -114,6 +114,9 @@ public final class AdvertisingSession {
     public private(set) var lastRearm: (reason: String, at: Int64)?
     /// How many re-arms succeeded.
     public private(set) var rearmCount = 0
+    /// How many re-arm attempts failed (each is retried after `retryMilliseconds`); a device found
+    /// down meanwhile is waited for, not counted.
+    public private(set) var failedRearmCount = 0
     /// How many rotation swaps were sent.
     public private(set) var rotationSwaps = 0
     /// Index of the beacon whose data is on air in a rotation.
@@ -526,6 +529,7 @@ public final class AdvertisingSession {
                 return
             }
         }
+        failedRearmCount += 1
         log("re-arm after \(reason) failed: \(error); retrying in \(retryMilliseconds) ms")
         rearmReason = reason
         deviceDown = false

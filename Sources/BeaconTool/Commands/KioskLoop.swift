@@ -18,6 +18,9 @@ struct KioskLoop {
         var settings = self.settings
         try watch(session.channel, settings)
         let service = self.service
+        // --metrics: the Prometheus textfile, from the same changes; its final state whatever ends the loop.
+        let metrics = KioskMetricsFile.make(settings.metrics, device: session.name, ctx)
+        defer { metrics?.ended() }
         var current = settings
         let ctx = self.ctx
         kiosk.onStateChange = { [kiosk] state in
@@ -31,8 +34,10 @@ struct KioskLoop {
                 service.offAir(why)
             default: break
             }
+            metrics?.update(kiosk, current)
         }
         Self.report(kiosk, settings, to: service)
+        metrics?.update(kiosk, settings)
         var watchdog = service.watchdog
         if !ctx.service.isSupervised {
             ctx.note("press Ctrl-C (or send SIGTERM) to stop" + (arguments.has("--config") ? "; SIGHUP re-reads the config" : ""))
@@ -80,9 +85,11 @@ struct KioskLoop {
             guard let signal else { continue }
             if signal == Self.sighup, let path = arguments.path("--config")?.display {
                 service.reloading()
-                reload(path, &settings)
+                let applied = reload(path, &settings)
                 current = settings
                 Self.report(kiosk, settings, to: service)
+                metrics?.reloaded(applied: applied)
+                metrics?.update(kiosk, settings)
                 continue
             }
             service.stopping()
@@ -138,15 +145,16 @@ struct KioskLoop {
     }
 
     /// SIGHUP: re-read the file (flags still override it). A bad file is logged and the old beacons stay.
-    func reload(_ path: String, _ settings: inout Settings) {
+    @discardableResult
+    func reload(_ path: String, _ settings: inout Settings) -> Bool {
         let new: Settings
         do { new = try StartCommand.settings(from: arguments, ctx) } catch {
             ctx.log(.error, "beacon-tx: reload: \(error.message); the previous beacons stay on air")
-            return
+            return false
         }
         guard !new.beacons.isEmpty else {
             ctx.warn("reload: \(path) lists no beacon; the previous beacons stay on air")
-            return
+            return false
         }
         do {
             let summary = try kiosk.reload(new.kiosk)
@@ -154,8 +162,10 @@ struct KioskLoop {
             try? session.channel.setEventFilter(Self.events(for: new))
             ctx.note("reloaded \(path): \(summary.unchanged) unchanged, \(summary.updated) updated, \(summary.added) added, \(summary.removed) removed"
                      + (summary.restarted ? " (all restarted: the layout changed)" : ""))
+            return true
         } catch {
             ctx.log(.error, "beacon-tx: reload: \(CLIError(error, device: session.name).message); the previous beacons stay on air")
+            return false
         }
     }
 

@@ -239,6 +239,7 @@ enum StartCommand: Subcommand {
         ctx.note(onAirText(kiosk, s))
         planNotes(kiosk, s, ctx)
         if detach {
+            if let m = s.metrics { ctx.warn("metrics \(m.display) is not written with --detach (no session watches detached beacons)") }
             let setHint = kiosk.plan.map { $0.family == .extended && s.advertisingSet != nil ? " --advertising-set \(s.advertisingSet ?? 0)" : "" } ?? ""
             ctx.note("detached; the controller keeps advertising until 'beacon-tx stop --device \(session.name)\(setHint)' (nothing re-arms or reloads detached beacons)")
             return .success

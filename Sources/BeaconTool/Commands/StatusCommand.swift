@@ -5,19 +5,27 @@ import BeaconKit
 ///
 /// Exit codes, for monitoring scripts: 0 = a beacon is on air (on `--device`, when given);
 /// 3 = nothing on air (no session, a session waiting to re-arm, or a stale state file whose
-/// process is gone); 64 = bad flags.
+/// process is gone); 64 = bad flags. With `--metrics FILE` the answer is in the file: exit 0 once it
+/// is written (73/74 when it cannot be).
+///
+/// `--format prometheus` / `--metrics FILE` is how a killed kiosk becomes visible to the fleet
+/// without a timer in the kiosk: `beacon-tx-status.timer` runs it every 15 s into node_exporter's
+/// textfile directory, and `beacon_tx_status_running` turns 0 when the recorded pid is gone.
 enum StatusCommand: Subcommand {
     static let name = "status"
     static let summary = "what is on air now, per device (exit 0 on air, 3 nothing on air)"
-    static let usage = "beacon-tx status [--device hciN] [--json]"
+    static let usage = "beacon-tx status [--device hciN] [--json | --format FORMAT] [--metrics FILE]"
     static let options: [OptionSpec] = [
         .value("--device", "hciN", "only this controller"),
-        .flag("--json", "print a JSON list"),
+        .flag("--json", "print a JSON list (the same as --format json)"),
+        .value("--format", "FORMAT", "text, json or prometheus (the text exposition format; default text)", choices: ["text", "json", "prometheus"]),
+        .path("--metrics", "FILE", "write the prometheus format to FILE atomically (node_exporter's textfile directory) instead of stdout; exit 0 once written"),
     ]
     static let examples = [
         "beacon-tx status",
         "beacon-tx status --device hci1 --json",
         "beacon-tx status --device hci0 >/dev/null || echo 'hci0: nothing on air'",
+        "beacon-tx status --metrics /var/lib/prometheus/node-exporter/beacon-tx-status.prom   # what beacon-tx-status.timer runs",
     ]
 
     struct Row {
@@ -79,7 +87,21 @@ enum StatusCommand: Subcommand {
             }
         }
         if let only, rows.isEmpty { rows = [Row(device: only)] }
+        var format = try a.value("--format").map { (t: String) throws(CLIError) in try Validate.choice("--format", t, [("text", "text"), ("json", "json"), ("prometheus", "prometheus")]) } ?? "text"
         if a.has("--json") {
+            guard a.value("--format") == nil || format == "json" else { throw .usage("--json and --format \(format) exclude each other") }
+            format = "json"
+        }
+        if let file = a.path("--metrics") {
+            guard a.value("--format") == nil || format == "prometheus", !a.has("--json") else {
+                throw .usage("--metrics writes the prometheus format; drop --json/--format \(format)")
+            }
+            try AtomicFile.write(Array(prometheus(rows, now: ctx.wallClockSeconds()).utf8), to: file, what: "metrics file")
+            return .success
+        }
+        if format == "prometheus" {
+            ctx.stdoutBytes(Array(prometheus(rows, now: ctx.wallClockSeconds()).utf8))
+        } else if format == "json" {
             ctx.stdout(JSON.array(rows.map(\.json)).pretty)
         } else if rows.isEmpty {
             ctx.stdout("nothing on air: no beacon-tx session (state files looked for in \(store.candidates.joined(separator: ", ")))")
@@ -87,5 +109,23 @@ enum StatusCommand: Subcommand {
             rows.flatMap(\.text).forEach(ctx.stdout)
         }
         return rows.contains(where: \.onAir) ? .success : .nothingOnAir
+    }
+
+    /// The status as Prometheus series: per device with a state file, whether its recorded process
+    /// is alive and whether it is on air; and when this ran (a stopped timer shows as an old time).
+    /// A device whose session stopped cleanly has no state file, so no series: stopped is not down.
+    static func prometheus(_ rows: [Row], now: Double) -> String {
+        let withState = rows.filter { $0.path != nil }
+        func d(_ r: Row) -> [(String, String)] { [("device", r.device)] }
+        return PrometheusText.render([
+            .init("beacon_tx_status_running", .gauge,
+                  "1 when the beacon-tx process recorded in the device's state file is alive, 0 when it is gone (killed, crashed) or the state file is unreadable.",
+                  withState.map { .init(d($0), $0.running ? 1 : 0) }),
+            .init("beacon_tx_status_on_air", .gauge,
+                  "1 when that process is alive and its state file says every beacon is on air.",
+                  withState.map { .init(d($0), $0.onAir ? 1 : 0) }),
+            .init("beacon_tx_status_timestamp_seconds", .gauge,
+                  "When beacon-tx status wrote this, seconds since the Unix epoch.", [.init([], now)]),
+        ])
     }
 }

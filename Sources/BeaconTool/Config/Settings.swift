@@ -68,6 +68,8 @@ struct Settings: Equatable, Sendable {
     var durationSeconds: Int?
     /// `--cycle ON:OFF[:COUNT]` as written (checked); nil = always on.
     var cycle: String?
+    /// `--metrics FILE`: the Prometheus textfile a foreground session keeps up to date; nil = none.
+    var metrics: FilePath?
     var beacons: [BeaconEntry] = []
 
     /// Duration and cycle in the session's terms.
@@ -101,6 +103,11 @@ struct Settings: Equatable, Sendable {
     /// Applies the flags of `settings` that `a` carries (flags over file).
     mutating func apply(_ settings: [Setting], from a: ParsedArguments) throws(CLIError) {
         for s in settings where a.declares(s.flag) {
+            if case .path = s.kind {
+                // File names stay bytes (never required to be UTF-8).
+                if let p = a.path(s.flag) { try s.apply(&self, p.bytes == Array("default".utf8) ? .byDefault : .path(p)) }
+                continue
+            }
             if let text = a.value(s) { try s.apply(&self, try s.value(flag: text)) }
             if let negative = s.negativeFlag, a.declares(negative), a.has(negative) {
                 if a.has(s.flag) { throw .usage("\(s.flag) and \(negative) exclude each other") }
@@ -116,6 +123,7 @@ enum SettingValue: Equatable, Sendable {
     case number(Double)
     case bool(Bool)
     case text(String)
+    case path(FilePath)
     /// JSON `null` or the flag value `default`: back to the built-in default.
     case byDefault
 }
@@ -133,6 +141,8 @@ struct Setting: Sendable {
         case device
         /// `ON:OFF[:COUNT]` seconds.
         case cycle
+        /// A file name (bytes on the command line, a string in a config file).
+        case path
     }
 
     let key: String
@@ -154,6 +164,7 @@ struct Setting: Sendable {
         case let .choice(c): return c.joined(separator: ", ")
         case .device: return "hci0–hci65534"
         case .cycle: return "ON:OFF[:COUNT], seconds 1–86400, COUNT 1–100000"
+        case .path: return "a file name"
         }
     }
 
@@ -166,6 +177,7 @@ struct Setting: Sendable {
         case let .choice(c): return .text(try Validate.choice(flag, text, c.map { ($0, $0) }))
         case .device: return .integer(Int(try Validate.device(flag, text)))
         case .cycle: return .text(try Self.cycle(flag, text, code: .usage))
+        case .path: return .path(FilePath(text))
         }
     }
 
@@ -178,9 +190,12 @@ struct Setting: Sendable {
         case let (.choice(c), .string(s)): return .text(try Validate.choice(field, s, c.map { ($0, $0) }, code: .dataError))
         case let (.device, .string(s)): return .integer(Int(try Validate.device(field, s, code: .dataError)))
         case let (.cycle, .string(s)): return .text(try Self.cycle(field, s, code: .dataError))
+        case let (.path, .string(s)):
+            guard !s.isEmpty, !s.utf8.contains(0) else { throw .data("\(field): empty file name (accepted: a file name, or null for none)") }
+            return .path(FilePath(s))
         case (.integer, _), (.number, _): throw .data("\(field): expected a number, found \(json.kind)")
         case (.bool, _): throw .data("\(field): expected true or false, found \(json.kind)")
-        case (.choice, _), (.device, _), (.cycle, _): throw .data("\(field): expected a string, found \(json.kind)")
+        case (.choice, _), (.device, _), (.cycle, _), (.path, _): throw .data("\(field): expected a string, found \(json.kind)")
         }
     }
 
@@ -200,6 +215,7 @@ struct Setting: Sendable {
         switch kind {
         case .bool: return .flag(flag, help)
         case let .choice(c): return .value(flag, placeholder, help, choices: c)
+        case .path: return .path(flag, placeholder, help)
         default: return .value(flag, placeholder, help)
         }
     }
@@ -288,8 +304,15 @@ extension Setting {
         kind: .cycle,
         apply: { s, v in s.cycle = v.text }, read: { s in s.cycle.map(JSON.string) ?? .null })
 
+    static let metrics = Setting(
+        key: "metrics", flag: "--metrics", placeholder: "FILE",
+        help: "keep a Prometheus textfile of what is on air (node_exporter's textfile collector, e.g. /var/lib/prometheus/node-exporter/beacon-tx.prom), rewritten atomically on each change, never periodically",
+        kind: .path,
+        apply: { s, v in if case let .path(p) = v { s.metrics = p } else { s.metrics = nil } },
+        read: { s in s.metrics.map { .string(String(decoding: $0.bytes, as: UTF8.self)) } ?? .null })
+
     /// Top-level keys, in `dump-config` order (then `beacons`).
-    static let topLevel: [Setting] = [device, interval, connectable, txPower, controller, timeout, advertisingSet, randomAddressPerSet, rotation, deviceTimeout, duration, cycle]
+    static let topLevel: [Setting] = [device, interval, connectable, txPower, controller, timeout, advertisingSet, randomAddressPerSet, rotation, deviceTimeout, duration, cycle, metrics]
     /// The settings `stop`, `devices` and `scan` take too.
     static let deviceSettings: [Setting] = [device, timeout]
 }

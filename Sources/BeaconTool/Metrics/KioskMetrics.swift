@@ -1,0 +1,191 @@
+import BeaconKit
+
+/// Why the session re-armed, as the `reason` label of `beacon_tx_rearms_total`: a small fixed set
+/// (every value is exported from the start at 0, so `increase()` sees the first re-arm), derived
+/// from the session's reason text.
+enum RearmReason: String, CaseIterable {
+    /// Another program's HCI Reset (HCIDEVRESET, `btmgmt`, bluetoothd).
+    case reset
+    /// Another program disabled, removed or cleared our advertising (`btmgmt advertising off`, `clr-adv`).
+    case disabled
+    /// The device came back up (power off/on, `hciconfig hciN reset` or down/up, rfkill, bluetoothd restart).
+    case deviceUp = "device_up"
+    /// The controller was unregistered (unplugged) and came back.
+    case deviceReturned = "device_returned"
+    case hardwareError = "hardware_error"
+    /// A central's connection to a connectable beacon ended.
+    case connection
+    /// `--cycle`: an on phase began (not a disruption; the storm rule leaves it out).
+    case schedule
+    /// A reload failed and the previous beacons were put back.
+    case reloadFailed = "reload_failed"
+    /// A rotation step failed and the whole plan ran again.
+    case rotationFailed = "rotation_failed"
+    case other
+
+    /// The category of one of `AdvertisingSession`'s reason texts.
+    init(reason text: String) {
+        if text.hasPrefix("another program reset") { self = .reset }
+        else if text.hasPrefix("another program") { self = .disabled }
+        else if text.hasSuffix(" up again") { self = .deviceUp }
+        else if text.hasSuffix(" returned") { self = .deviceReturned }
+        else if text.hasPrefix("Hardware Error") { self = .hardwareError }
+        else if text.hasPrefix("a connection ended") { self = .connection }
+        else if text.hasPrefix("cycle:") { self = .schedule }
+        else if text.hasPrefix("reload failed") { self = .reloadFailed }
+        else if text.hasPrefix("rotation step failed") { self = .rotationFailed }
+        else { self = .other }
+    }
+}
+
+/// What a foreground session's metrics file (`start --metrics FILE`) says: the kiosk's own account
+/// of its beacons, for node_exporter's textfile collector. Pure data; `text` is the whole file.
+struct KioskMetrics: Equatable {
+    var device: String
+    var version = BeaconTX.version
+    /// The session runs (on air or waiting to re-arm); false after a clean stop or a failure.
+    var running = true
+    var onAir = false
+    var family: AdvertisingFamily?
+    var sets: [UInt8] = []
+    var rotation = false
+    var beacons: [BeaconEntry] = []
+    var rearms: [RearmReason: Int] = [:]
+    var rearmFailures = 0
+    var reloadsApplied = 0
+    var reloadsRejected = 0
+    /// Wall-clock seconds: when the session started, when what is on air last changed, the last re-arm.
+    var started: Double
+    var lastChange: Double
+    var lastRearm: Double?
+
+    /// The part whose change is a "change" (counters and times follow it).
+    var onAirShape: [String] {
+        ["\(running)", "\(onAir)", family?.rawValue ?? "", sets.map(String.init).joined(separator: ","), "\(rotation)"]
+            + beacons.map { "\($0.identifier ?? "")|\($0.uuid)|\($0.major)|\($0.minor)" }
+    }
+
+    var families: [PrometheusFamily] {
+        let d = [("device", device)]
+        let layout = family == nil ? "none" : (family == .legacy || rotation ? (rotation ? "rotation" : "single") : "sets")
+        return [
+            .init("beacon_tx_build_info", .gauge, "beacon-tx build; the value is always 1.", [.init([("version", version)], 1)]),
+            .init("beacon_tx_session_up", .gauge,
+                  "1 while the beacon-tx session runs on this device (on air or waiting to re-arm), 0 after it stopped or failed. A killed process cannot write 0: see beacon_tx_status_running.",
+                  [.init(d, running ? 1 : 0)]),
+            .init("beacon_tx_session_on_air", .gauge, "1 when every configured beacon is on air, by the session's own account.",
+                  [.init(d, running && onAir ? 1 : 0)]),
+            .init("beacon_tx_session_info", .gauge,
+                  "The session's advertising family (extended, legacy, none before the first start) and layout (sets: one extended set per beacon; rotation: beacons take turns on one instance; single: one legacy beacon); the value is always 1.",
+                  [.init(d + [("family", family?.rawValue ?? "none"), ("layout", layout)], 1)]),
+            .init("beacon_tx_advertising_sets", .gauge, "Extended advertising sets (handles) the session uses; 0 for legacy advertising.",
+                  [.init(d, Double(sets.count))]),
+            .init("beacon_tx_beacon_on_air", .gauge,
+                  "1 when this beacon is on air, by the session's own account (in a rotation: its turn comes every cycle).",
+                  beacons.map { b in
+                      .init(d + [("identifier", b.identifier ?? ""), ("uuid", b.uuid.description), ("major", String(b.major)), ("minor", String(b.minor))],
+                            running && onAir ? 1 : 0)
+                  }),
+            .init("beacon_tx_rearms_total", .counter, "Re-arms: the session put its beacons back on air after another program or the kernel took them off, by reason.",
+                  RearmReason.allCases.map { .init(d + [("reason", $0.rawValue)], Double(rearms[$0] ?? 0)) }),
+            .init("beacon_tx_rearm_failures_total", .counter, "Re-arm attempts that failed (each is retried a second later).",
+                  [.init(d, Double(rearmFailures))]),
+            .init("beacon_tx_reloads_total", .counter, "SIGHUP reloads of the config: applied, or rejected (a bad file; the previous beacons stayed).",
+                  [.init(d + [("result", "applied")], Double(reloadsApplied)), .init(d + [("result", "rejected")], Double(reloadsRejected))]),
+            .init("beacon_tx_session_start_timestamp_seconds", .gauge, "When the session started, seconds since the Unix epoch.",
+                  [.init(d, started)]),
+            .init("beacon_tx_last_change_timestamp_seconds", .gauge,
+                  "When what is on air last changed (on/off air, beacons, sets), seconds since the Unix epoch.", [.init(d, lastChange)]),
+            .init("beacon_tx_last_rearm_timestamp_seconds", .gauge, "When the session last re-armed, seconds since the Unix epoch (absent before the first re-arm).",
+                  lastRearm.map { [.init(d, $0)] } ?? []),
+        ]
+    }
+
+    var text: String { PrometheusText.render(families) }
+}
+
+/// Keeps `start --metrics FILE` up to date: the session loop calls `update` on every state change
+/// and after a reload, `ended` when the session ends; the file is rewritten (atomically) only when
+/// its content changes, so an idle kiosk writes nothing and sets no timer. A file that cannot be
+/// written costs one warning, and the session goes on.
+final class KioskMetricsFile {
+    let path: FilePath
+    let ctx: ToolContext
+    private(set) var metrics: KioskMetrics
+    private var seenRearms = 0
+    private var written: String?
+    private var warned = false
+
+    init(path: FilePath, device: String, _ ctx: ToolContext) {
+        self.path = path
+        self.ctx = ctx
+        let now = ctx.wallClockSeconds()
+        metrics = KioskMetrics(device: device, started: now, lastChange: now)
+    }
+
+    /// Nil without a path.
+    static func make(_ path: FilePath?, device: String, _ ctx: ToolContext) -> KioskMetricsFile? {
+        path.map { KioskMetricsFile(path: $0, device: device, ctx) }
+    }
+
+    /// The session as it is now, with the settings on air.
+    func update(_ kiosk: AdvertisingSession, _ s: Settings) {
+        var next = metrics
+        switch kiosk.state {
+        case .stopped:
+            next.running = false
+            next.onAir = false
+        case .onAir:
+            next.running = true
+            next.onAir = true
+        case .idle, .waiting, .deviceGone, .off:
+            next.running = true
+            next.onAir = false
+        }
+        if let plan = kiosk.plan {
+            next.family = plan.family
+            next.sets = plan.family == .extended ? plan.handles : []
+            next.rotation = plan.layout.isRotation && s.beacons.count > 1
+        }
+        next.beacons = s.beacons
+        let count = kiosk.rearmCount
+        if count > seenRearms, let last = kiosk.lastRearm {
+            next.rearms[RearmReason(reason: last.reason), default: 0] += count - seenRearms
+            let ago = Double(max(0, ctx.monotonicMilliseconds() - last.at)) / 1000
+            next.lastRearm = ctx.wallClockSeconds() - ago
+        }
+        seenRearms = count
+        next.rearmFailures = kiosk.failedRearmCount
+        save(next)
+    }
+
+    func reloaded(applied: Bool) {
+        var next = metrics
+        if applied { next.reloadsApplied += 1 } else { next.reloadsRejected += 1 }
+        save(next)
+    }
+
+    /// The session ends with an error (the process exits; nothing is on air any more).
+    func ended() {
+        var next = metrics
+        next.running = false
+        next.onAir = false
+        save(next)
+    }
+
+    private func save(_ next: KioskMetrics) {
+        var next = next
+        if next.onAirShape != metrics.onAirShape { next.lastChange = ctx.wallClockSeconds() }
+        metrics = next
+        let text = next.text
+        guard text != written else { return }
+        do {
+            try AtomicFile.write(Array(text.utf8), to: path, what: "metrics file")
+            written = text
+        } catch {
+            guard !warned else { return }
+            warned = true
+            ctx.warn(error.message + " (--metrics); the fleet will not see this session's changes")
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import BeaconKit
+import BeaconTestSupport
+@testable import BeaconTool
+import Foundation
+import Testing
+
+/// The Prometheus textfiles: the format itself, the kiosk's file (`start --metrics`) and the
+/// status file (`status --format prometheus` / `--metrics`). `.ci/run` also runs
+/// `promtool check metrics` on the snapshots (scripts/check-prometheus).
+@Suite struct PrometheusTextTests {
+    @Test func escapingValuesAndEmptyFamilies() {
+        let text = PrometheusText.render([
+            .init("a_total", .counter, "back\\slash and\nnewline", [.init([("l", "q\"uote\\ and\nline")], 3)]),
+            .init("b", .gauge, "no samples: not written", []),
+            .init("c_seconds", .gauge, "values", [.init([], 0.25), .init([("k", "")], -1), .init([("k", "x")], .infinity), .init([("k", "y")], .nan),
+                                                  .init([("k", "z")], 1_800_000_000.5)]),
+        ])
+        #expect(text == """
+            # HELP a_total back\\\\slash and\\nnewline
+            # TYPE a_total counter
+            a_total{l="q\\"uote\\\\ and\\nline"} 3
+            # HELP c_seconds values
+            # TYPE c_seconds gauge
+            c_seconds 0.25
+            c_seconds{k=""} -1
+            c_seconds{k="x"} +Inf
+            c_seconds{k="y"} NaN
+            c_seconds{k="z"} 1800000000.5
+
+            """)
+    }
+
+    @Test func namesFollowTheFormat() {
+        let kiosk = KioskMetrics(device: "hci0", started: 0, lastChange: 0)
+        for f in kiosk.families + [] {
+            #expect(PrometheusText.isValidName(f.name), "\(f.name)")
+            #expect(f.kind != .counter || f.name.hasSuffix("_total"), "\(f.name)")
+            for s in f.samples { for (l, _) in s.labels { #expect(PrometheusText.isValidName(l, label: true), "\(l)") } }
+        }
+        #expect(!PrometheusText.isValidName("9a") && !PrometheusText.isValidName("a:b", label: true) && !PrometheusText.isValidName("a-b"))
+    }
+}
+
+@Suite struct KioskMetricsTests {
+    typealias C = Controllers
+    static let uuid = ProximityUUID(Golden.uuidText)!
+
+    /// The three-beacon museum kiosk on extended sets, re-armed twice (a reset, then a power cycle),
+    /// one reload applied and one rejected, one failed re-arm.
+    @Test func threeBeaconKioskSnapshot() {
+        var m = KioskMetrics(device: "hci0", started: 1_800_000_000, lastChange: 1_800_000_125)
+        m.onAir = true
+        m.family = .extended
+        m.sets = [239, 238, 237]
+        m.beacons = [
+            BeaconEntry(identifier: "museum-entrance", uuid: Self.uuid, major: 1, minor: 1),
+            BeaconEntry(identifier: "museum-hall", uuid: Self.uuid, major: 1, minor: 2),
+            BeaconEntry(identifier: nil, uuid: Self.uuid, major: 1, minor: 3),
+        ]
+        m.rearms = [.reset: 1, .deviceUp: 1]
+        m.rearmFailures = 1
+        m.reloadsApplied = 1
+        m.reloadsRejected = 1
+        m.lastRearm = 1_800_000_120.25
+        m.version = "0.1.0"
+        expectSnapshot(m.text, "metrics-kiosk.prom")
+    }
+
+    @Test func reasonCategoriesFromTheSessionsTexts() {
+        let cases: [(String, RearmReason)] = [
+            ("another program reset hci0 (HCI Reset)", .reset),
+            ("another program cleared all advertising sets (LE Clear Advertising Sets)", .disabled),
+            ("another program removed advertising set 239", .disabled),
+            ("another program disabled all advertising sets", .disabled),
+            ("another program disabled legacy advertising", .disabled),
+            ("hci0 up again", .deviceUp),
+            ("hci0 returned", .deviceReturned),
+            ("Hardware Error (code 0x01)", .hardwareError),
+            ("a connection ended", .connection),
+            ("cycle: on for 30 s", .schedule),
+            ("reload failed; the previous beacons are put back", .reloadFailed),
+            ("rotation step failed", .rotationFailed),
+            ("something new", .other),
+        ]
+        for (text, reason) in cases { #expect(RearmReason(reason: text) == reason, "\(text)") }
+    }
+
+    func plan() throws -> AdvertisingPlan {
+        AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF), family: .extended)
+    }
+
+    /// A live session: on air (file written once), another program's HCI Reset (off air, then
+    /// re-armed: the reset counter is 1), then SIGTERM: the final state, nothing on air.
+    @Test func liveSessionWritesOnEachChangeOnly() throws {
+        let dir = temporaryDirectory()
+        let file = dir + "/beacon-tx.prom"
+        let p = try plan()
+        var seen: [String] = []
+        func read() -> String { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "(none)" }
+        let fake = ScriptedController(C.probe(extended: true) + C.okSteps(p.start) + [
+            .receive(.timedOut),                       // idle: look at the file
+            .receive(.command(HCICommand.reset.packet)), .receive(.event(C.ok(.reset).packet)),
+            .receive(.timedOut),                       // the settle time passes: re-armed
+        ] + C.okSteps(p.start) + [.receive(.timedOut), .receive(.signal(15))] + C.okSteps(p.stop))
+        let clock = TestClock()
+        fake.onTimeout = { ms in
+            seen.append(read())
+            clock.milliseconds += Int64(max(0, ms))
+        }
+        let h = FakeHost(devices: [C.device(0)], channels: [0: fake])
+        let r = tool(["start"] + goldenFlags + ["--identifier", "lobby", "--metrics", file], host: h, clock: clock)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        #expect(seen.count == 3)
+        func value(_ text: String, _ series: String) -> String? {
+            text.split(separator: "\n").first { $0.hasPrefix(series + " ") }.map { String($0.dropFirst(series.count + 1)) }
+        }
+        let beacon = "beacon_tx_beacon_on_air{device=\"hci0\",identifier=\"lobby\",uuid=\"\(Golden.uuidText)\",major=\"1\",minor=\"2\"}"
+        let reset = "beacon_tx_rearms_total{device=\"hci0\",reason=\"reset\"}"
+        #expect(value(seen[0], beacon) == "1")
+        #expect(value(seen[0], reset) == "0")
+        #expect(value(seen[1], beacon) == "0", "waiting out the settle time: off air")
+        #expect(value(seen[2], beacon) == "1")
+        #expect(value(seen[2], reset) == "1")
+        let rearmedAt = value(seen[2], "beacon_tx_last_rearm_timestamp_seconds{device=\"hci0\"}").flatMap(Double.init)
+        #expect(rearmedAt.map { abs($0 - 1_800_000_000) < 1 } == true, "the wall clock of the re-arm, not of the write: \(String(describing: rearmedAt))")
+        let final = read()
+        #expect(value(final, beacon) == "0")
+        #expect(value(final, "beacon_tx_session_up{device=\"hci0\"}") == "0")
+        #expect(value(final, reset) == "1")
+        #expect(!FileManager.default.fileExists(atPath: file + ".tmp"))
+        let attributes = try FileManager.default.attributesOfItem(atPath: file)
+        #expect((attributes[.posixPermissions] as? Int) == 0o644)
+    }
+
+    /// An unwritable file costs one warning; the session goes on and stops cleanly.
+    @Test func anUnwritableFileCostsOneWarning() throws {
+        let p = try plan()
+        let fake = ScriptedController(C.probe(extended: true) + C.okSteps(p.start) + [.receive(.signal(15))] + C.okSteps(p.stop))
+        let h = FakeHost(devices: [C.device(0)], channels: [0: fake])
+        let r = tool(["start"] + goldenFlags + ["--metrics", "/proc/beacon-tx-nowhere/x.prom"], host: h)
+        #expect(r.code == 0, "\(r.err)")
+        let warnings = r.err.split(separator: "\n").filter { $0.contains("metrics file") }
+        #expect(warnings == ["beacon-tx: metrics file /proc/beacon-tx-nowhere/x.prom.tmp: No such file or directory (--metrics); the fleet will not see this session's changes"])
+    }
+
+    @Test func configKeyAndBadValues() throws {
+        let dir = temporaryDirectory()
+        let config = dir + "/k.json"
+        try #"{"metrics": "/var/lib/prometheus/node-exporter/beacon-tx.prom", "beacons": [{"uuid": "\#(Golden.uuidText)", "major": 1, "minor": 2}]}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let dump = tool(["dump-config", "--config", config])
+        #expect(dump.code == 0, "\(dump.err)")
+        #expect(dump.out.contains(#""metrics": "/var/lib/prometheus/node-exporter/beacon-tx.prom""#), "\(dump.out)")
+        try #"{"metrics": "", "beacons": [{"uuid": "\#(Golden.uuidText)", "major": 1, "minor": 2}]}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        let empty = tool(["start", "--config", config, "--dry-run"])
+        #expect(empty.code == 65)
+        #expect(empty.err == "beacon-tx start: config \(config): metrics: empty file name (accepted: a file name, or null for none)\n")
+        try #"{"metrics": 3, "beacons": [{"uuid": "\#(Golden.uuidText)", "major": 1, "minor": 2}]}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        let number = tool(["start", "--config", config, "--dry-run"])
+        #expect(number.code == 65)
+        #expect(number.err == "beacon-tx start: config \(config): metrics: expected a string, found a number\n")
+    }
+}
+
+extension StatusCommandTests {
+    @Test func prometheusSnapshotAndFile() throws {
+        let dir = try sessions()
+        let svc = service([:], stateDirectory: dir, alive: [4242, 4243])
+        let r = tool(["status", "--format", "prometheus"], service: svc)
+        #expect(r.code == 0, "\(r.err)")
+        expectSnapshot(r.out, "metrics-status.prom")
+        let out = temporaryDirectory() + "/beacon-tx-status.prom"
+        let f = tool(["status", "--metrics", out, "--device", "hci2"], service: svc)
+        #expect(f.code == 0, "written: exit 0 although nothing is on air on hci2")
+        #expect(f.out.isEmpty)
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == """
+            # HELP beacon_tx_status_running 1 when the beacon-tx process recorded in the device's state file is alive, 0 when it is gone (killed, crashed) or the state file is unreadable.
+            # TYPE beacon_tx_status_running gauge
+            beacon_tx_status_running{device="hci2"} 0
+            # HELP beacon_tx_status_on_air 1 when that process is alive and its state file says every beacon is on air.
+            # TYPE beacon_tx_status_on_air gauge
+            beacon_tx_status_on_air{device="hci2"} 0
+            # HELP beacon_tx_status_timestamp_seconds When beacon-tx status wrote this, seconds since the Unix epoch.
+            # TYPE beacon_tx_status_timestamp_seconds gauge
+            beacon_tx_status_timestamp_seconds 1800000000
+
+            """)
+        let both = tool(["status", "--json", "--format", "prometheus"], service: svc)
+        #expect(both.code == 64)
+        #expect(both.err == "beacon-tx status: --json and --format prometheus exclude each other\n")
+        let bad = tool(["status", "--format", "yaml"], service: svc)
+        #expect(bad.code == 64)
+        #expect(bad.err == "beacon-tx status: --format: 'yaml' is not one of text, json, prometheus\n")
+    }
+}
