@@ -47,9 +47,10 @@ _beacon_tx() {
     scan)
         case $prev in
         --device) COMPREPLY=($(compgen -W "$(_beacon_tx_devices)" -- "$cur")); return ;;
-        --region|--duration|--exit-timeout|--path-loss|--timeout) :; return ;;
+        --region|--duration|--exit-timeout|--path-loss|--window|--timeout) :; return ;;
+        --expect|--metrics) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W '--device --region --duration --exit-timeout --path-loss --calibrate --json --all --active --timeout --verbose --help' -- "$cur")) ;;
+        COMPREPLY=($(compgen -W '--device --region --duration --exit-timeout --path-loss --expect --window --metrics --calibrate --json --all --active --timeout --verbose --help' -- "$cur")) ;;
     decode)
         case $prev in
         --as) COMPREPLY=($(compgen -W 'auto ad command event' -- "$cur")); return ;;

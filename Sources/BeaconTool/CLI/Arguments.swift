@@ -37,8 +37,8 @@ struct OptionSpec: Sendable {
         case choices([String])
         case text(String)       // free text; the placeholder names it
     }
-    static func path(_ name: String, _ placeholder: String, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, value: placeholder, help: help, isPath: true)
+    static func path(_ name: String, _ placeholder: String, _ help: String, repeatable: Bool = false) -> OptionSpec {
+        OptionSpec(name: name, value: placeholder, help: help, repeatable: repeatable, isPath: true)
     }
 }
 
@@ -57,6 +57,8 @@ struct FilePath: Equatable, Sendable {
 struct ParsedArguments {
     private(set) var values: [String: [String]] = [:]
     private(set) var paths: [String: FilePath] = [:]
+    /// Every value of a repeatable path option, in order.
+    private(set) var pathLists: [String: [FilePath]] = [:]
     private(set) var positionals: [String] = []
     /// The options the command declares: looking up any other name is a programming error (a
     /// misspelt flag would otherwise compile and silently read nothing), caught by every test that
@@ -115,6 +117,7 @@ struct ParsedArguments {
             if spec.isPath {
                 guard !value.isEmpty, !value.contains(0) else { throw .usage("\(name): empty file name") }
                 paths[name] = FilePath(value)
+                pathLists[name, default: []].append(FilePath(value))
                 values[name, default: []].append(String(decoding: value, as: UTF8.self))
             } else {
                 values[name, default: []].append(try text(value, name))
@@ -129,6 +132,8 @@ struct ParsedArguments {
     func has(_ name: String) -> Bool { checked(name); return values[name] != nil }
     /// The raw file name of a path option.
     func path(_ name: String) -> FilePath? { checked(name); return paths[name] }
+    /// Every file name a repeatable path option was given, in order.
+    func allPaths(_ name: String) -> [FilePath] { checked(name); return pathLists[name] ?? [] }
     func value(_ name: String) -> String? { checked(name); return values[name]?.last }
     func all(_ name: String) -> [String] { checked(name); return values[name] ?? [] }
 

@@ -4,13 +4,16 @@ import BeaconKit
 enum ScanCommand: Subcommand {
     static let name = "scan"
     static let summary = "range and monitor iBeacons like CoreLocation (enter/exit, proximity, distance)"
-    static let usage = "beacon-tx scan [--device hciN] [--region UUID[:MAJOR[:MINOR]]]... [options]\n       beacon-tx scan --calibrate --region UUID[:MAJOR[:MINOR]] [--duration s] [--json]"
+    static let usage = "beacon-tx scan [--device hciN] [--region UUID[:MAJOR[:MINOR]]]... [options]\n       beacon-tx scan --calibrate --region UUID[:MAJOR[:MINOR]] [--duration s] [--json]\n       beacon-tx scan --expect CONFIG... [--window s] [--duration s] [--json] [--metrics FILE]"
     static let options: [OptionSpec] = [
         .value("--device", "hciN", "controller (default: the first LE controller)"),
         .value("--region", "UUID[:MAJOR[:MINOR]]", "monitor and range this region (repeatable; default: range every iBeacon)", repeatable: true),
         .value("--duration", "s", "stop after this many seconds, 0.1–86400 (default: until Ctrl-C / SIGTERM)"),
         .value("--exit-timeout", "s", "report exit after this long without a matching beacon, 1–3600 (default 30)"),
         .value("--path-loss", "n", "path-loss exponent for distance, 1–6 (default 2: free space; 2–4 indoors)"),
+        .path("--expect", "CONFIG", "audit a fleet: expect the beacons of this kiosk config (repeatable); reports heard/missing per beacon and unexpected ones with the fleet's UUIDs; with --duration exit 1 naming the missing", repeatable: true),
+        .value("--window", "s", "with --expect: a beacon counts as heard when heard within the last s seconds, 1–3600 (default 30)"),
+        .path("--metrics", "FILE", "with --expect: keep a Prometheus textfile (heard, last seen, RSSI per expected beacon), rewritten atomically on each change"),
         .flag("--calibrate", "measure one beacon held at 1 m (exactly one --region) and suggest its measuredPower; --duration defaults to 10"),
         .flag("--json", "JSON Lines: one object per ranging update or region event (with --calibrate: one object)"),
         .flag("--all", "also list advertisements that are not iBeacons"),
@@ -23,6 +26,8 @@ enum ScanCommand: Subcommand {
         "sudo beacon-tx scan --region E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1 --json",
         "sudo beacon-tx scan --device hci1 --duration 10 --all --json | jq -c 'select(.event == \"range\")'",
         "sudo beacon-tx scan --calibrate --region E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:2 --duration 20",
+        "sudo beacon-tx scan --expect /etc/beacon-tx/fleet/kiosk17.json --expect /etc/beacon-tx/fleet/kiosk18.json --duration 60   # exit 1 names the missing",
+        "sudo beacon-tx scan --device hci1 --expect kiosk17.json --metrics /var/lib/prometheus/node-exporter/beacon-tx-listener.prom",
     ]
 
     struct Setup {
@@ -65,6 +70,12 @@ enum ScanCommand: Subcommand {
         s.all = a.has("--all")
         s.active = a.has("--active")
         s.calibrate = a.has("--calibrate")
+        if !a.has("--expect") {
+            for only in ["--window", "--metrics"] where a.has(only) { throw .usage("\(only) only applies with --expect") }
+        } else {
+            if s.calibrate { throw .usage("--calibrate and --expect exclude each other") }
+            _ = try ScanExpect.parse(a)   // bad configs and flags before any socket is opened
+        }
         if s.calibrate {
             guard s.regions.count == 1 else {
                 throw .usage(s.regions.isEmpty
@@ -90,6 +101,7 @@ enum ScanCommand: Subcommand {
         try s.apply(Setting.deviceSettings, from: a)
         let session = try DeviceSession.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose"), watchSignals: true), ctx)
         if setup.calibrate { return try Calibrate.run(session, setup, ctx) }
+        if a.has("--expect") { return try ScanExpect.run(a, setup, session, ctx) }
         let output = Output(setup: setup, ctx: ctx)
         var configuration = ScanConfiguration(regions: setup.regions, reportAll: setup.all, deviceID: session.info.id)
         configuration.exitTimeout = setup.exitTimeout

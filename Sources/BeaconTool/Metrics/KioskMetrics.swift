@@ -38,6 +38,15 @@ enum RearmReason: String, CaseIterable {
     }
 }
 
+extension PrometheusFamily {
+    /// The same family in every file beacon-tx writes (node_exporter merges the files: one HELP, one
+    /// label set), one series per writer: `role` kiosk or listener, on `device`.
+    static func buildInfo(device: String, role: String, version: String = BeaconTX.version) -> PrometheusFamily {
+        .init("beacon_tx_build_info", .gauge, "beacon-tx build, per program writing a textfile (role kiosk or listener, on device); the value is always 1.",
+              [.init([("device", device), ("role", role), ("version", version)], 1)])
+    }
+}
+
 /// What a foreground session's metrics file (`start --metrics FILE`) says: the kiosk's own account
 /// of its beacons, for node_exporter's textfile collector. Pure data; `text` is the whole file.
 struct KioskMetrics: Equatable {
@@ -69,7 +78,7 @@ struct KioskMetrics: Equatable {
         let d = [("device", device)]
         let layout = family == nil ? "none" : (family == .legacy || rotation ? (rotation ? "rotation" : "single") : "sets")
         return [
-            .init("beacon_tx_build_info", .gauge, "beacon-tx build; the value is always 1.", [.init([("version", version)], 1)]),
+            .buildInfo(device: device, role: "kiosk", version: version),
             .init("beacon_tx_session_up", .gauge,
                   "1 while the beacon-tx session runs on this device (on air or waiting to re-arm), 0 after it stopped or failed. A killed process cannot write 0: see beacon_tx_status_running.",
                   [.init(d, running ? 1 : 0)]),
