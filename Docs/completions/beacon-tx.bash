@@ -67,12 +67,12 @@ _beacon_tx() {
     dump-config)
         case $prev in
         --uuid|--major|--minor|--power|--identifier|--beacon|--interval|--tx-power|--timeout|--advertising-set|--rotation|--device-timeout|--duration|--cycle) :; return ;;
-        --config|--metrics|--check) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --config|--metrics) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --device) COMPREPLY=($(compgen -W "$(_beacon_tx_devices)" -- "$cur")); return ;;
         --controller) COMPREPLY=($(compgen -W 'auto legacy extended' -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'json swift' -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --timeout --advertising-set --random-address-per-set --no-random-address-per-set --rotation --device-timeout --duration --cycle --metrics --check --format --help' -- "$cur")) ;;
+        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --timeout --advertising-set --random-address-per-set --no-random-address-per-set --rotation --device-timeout --duration --cycle --metrics --format --help' -- "$cur")) ;;
     completions)
         COMPREPLY=($(compgen -W '--help bash zsh fish' -- "$cur")) ;;
     man)

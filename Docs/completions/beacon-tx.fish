@@ -124,7 +124,6 @@ complete -c beacon-tx -n '__fish_seen_subcommand_from dump-config' -l device-tim
 complete -c beacon-tx -n '__fish_seen_subcommand_from dump-config' -l duration -x -d 'advertise for this long, then stop cleanly and exit 0, 1–31536000 s (default: until stopped)'
 complete -c beacon-tx -n '__fish_seen_subcommand_from dump-config' -l cycle -x -d 'on for ON s, off (disabled on the controller) for OFF s, COUNT times or forever, then exit 0'
 complete -c beacon-tx -n '__fish_seen_subcommand_from dump-config' -l metrics -r -F -d 'keep a Prometheus textfile of what is on air (node_exporter\'s textfile collector, e.g. /var/lib/prometheus/node-exporter/beacon-tx.prom), rewritten atomically on each change, never periodically'
-complete -c beacon-tx -n '__fish_seen_subcommand_from dump-config' -l check -r -F -d 'compare the plan with GOLDEN (a hex, hcitool, json or btsnoop dry run): exit 0 when equal, 1 naming each differing command and field'
 complete -c beacon-tx -n '__fish_seen_subcommand_from dump-config' -l format -x -a 'json swift' -d 'json (the config, default) or swift (CLBeaconRegion code for an iOS receiver)'
 complete -c beacon-tx -n '__fish_seen_subcommand_from dump-config' -l help -d 'show this help'
 complete -c beacon-tx -n '__fish_seen_subcommand_from completions' -l help -d 'show this help'

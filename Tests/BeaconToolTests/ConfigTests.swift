@@ -11,6 +11,15 @@ import Testing
         return path
     }
 
+    @Test func dumpConfigRefusesStartOptionsThatDoNotShapeTheConfig() {
+        // It took start's options by exclusion, so `--check /nonexistent` was accepted (exit 0).
+        for extra in [["--check", "/nonexistent"], ["--detach"], ["--dry-run"], ["--output", "x"]] {
+            let r = tool(["dump-config"] + goldenFlags + extra)
+            #expect(r.code == 64, "\(extra): \(r.err)")
+            #expect(r.out.isEmpty)
+        }
+    }
+
     @Test func kioskDumpConfig() {
         let r = tool(["dump-config", "--config", repoPath("Config/kiosk.json")])
         #expect(r.code == 0, "\(r.err)")

@@ -323,6 +323,12 @@ public final class AdvertisingSession {
         if let si = StackInternalDeviceEvent(event) {
             guard si.deviceID == deviceID else { return }
             switch si.kind {
+            case .down where cycleOff:
+                // Off by the schedule anyway: the next on phase runs the whole start plan (and waits
+                // for the device if it is still down then). The session stays off, and healthy.
+                deviceDown = true
+            case .up where cycleOff:
+                deviceDown = false
             case .down:
                 triggeredAt = nil
                 pendingDisruption = nil
@@ -435,10 +441,20 @@ public final class AdvertisingSession {
             return nil
         case .leSetAdvertisingEnable where plan.family == .legacy:
             return p.first == 0 ? "another program disabled legacy advertising" : nil
+        case .leSetExtendedAdvertisingData, .leSetExtendedScanResponseData, .leSetExtendedAdvertisingParameters,
+             .leSetAdvertisingSetRandomAddress:
+            // What is on air on one of our sets is no longer what we configured.
+            guard plan.family == .extended, let h = p.first, plan.handles.contains(h), !plan.sends(command) else { return nil }
+            return "another program sent \(Self.name(command.opcode)) for advertising set \(h)"
+        case .leSetAdvertisingData, .leSetScanResponseData, .leSetAdvertisingParameters:
+            guard plan.family == .legacy, !plan.sends(command) else { return nil }
+            return "another program sent \(Self.name(command.opcode)) (legacy advertising)"
         default:
             return nil
         }
     }
+
+    private static func name(_ opcode: Opcode) -> String { CommandTable.description(opcode)?.name ?? opcode.description }
 
     /// A re-arm already pending keeps its first state (one log line for, say, a power-off's disable
     /// and clear): the later command only moves the re-arm and its reason.

@@ -207,6 +207,12 @@ public struct KioskPlan: Hashable, Sendable, CommandPlan {
     }
 
     /// The handles beacon-tx owns in this plan.
+    /// Whether `command` is one this plan sends (at start or in its rotation): another program
+    /// writing exactly our data or parameters does not change what is on air.
+    public func sends(_ command: HCICommand) -> Bool {
+        start.contains { $0.command == command } || rotationSteps.contains { $0.command == command }
+    }
+
     public var handles: [UInt8] {
         switch layout {
         case let .sets(h): return h

@@ -7,9 +7,9 @@ enum DumpConfigCommand: Subcommand {
     static let summary = "print the effective config (defaults < file < flags) as JSON, or its beacons as Swift CoreLocation regions"
     static let usage = "beacon-tx dump-config [--config FILE] [--format json|swift] [start flags]"
     // The output is a config `start --config` accepts and that yields the same plan; null = the default.
-    static let options: [OptionSpec] = StartCommand.options.filter {
-        !["--dry-run", "--format", "--output", "--detach", "--reset", "--verbose"].contains($0.name)
-    } + [
+    // start's configuration options only (an inclusion list: a start option that does not shape the
+    // config, such as --check or --detach, is refused here with exit 64).
+    static let options: [OptionSpec] = StartCommand.configurationOptions + [
         .value("--format", "FORMAT", "json (the config, default) or swift (CLBeaconRegion code for an iOS receiver)",
                choices: ["json", "swift"]),
     ]

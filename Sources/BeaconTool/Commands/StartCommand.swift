@@ -7,7 +7,9 @@ enum StartCommand: Subcommand {
     static let usage = "beacon-tx start (--uuid UUID --major N --minor N | --beacon UUID:MAJOR:MINOR[:POWER]... | --config FILE) [options]"
     /// The settings `start` takes as flags (the same table as the config keys).
     static let settings: [Setting] = Setting.topLevel
-    static let options: [OptionSpec] = [
+    /// The options that make the effective configuration: the beacons, the config file and the
+    /// settings. `dump-config` takes exactly these (and its own `--format`).
+    static let configurationOptions: [OptionSpec] = [
         .value("--uuid", "UUID", "proximity UUID, with or without dashes, any case"),
         .value("--major", "N", "major, 0–65535"),
         .value("--minor", "N", "minor, 0–65535"),
@@ -15,7 +17,8 @@ enum StartCommand: Subcommand {
         .value("--identifier", "NAME", "region identifier (shown in output, not advertised)"),
         .value("--beacon", "UUID:MAJOR:MINOR[:POWER]", "one beacon of many (repeatable); replaces the config's beacons", repeatable: true),
         .path("--config", "FILE", "JSON config file (- reads stdin); flags override its values; SIGHUP re-reads it"),
-    ] + settings.flatMap(\.options) + [
+    ] + settings.flatMap(\.options)
+    static let options: [OptionSpec] = configurationOptions + [
         .flag("--dry-run", "print the plan, open no socket"),
         .value("--format", "FORMAT", "dry-run output: text, hex, hcitool, json or btsnoop (default text)",
                choices: ["text", "hex", "hcitool", "json", "btsnoop"]),

@@ -1,8 +1,7 @@
 import BeaconKit
 
 /// Config files: JSON with comments allowed. The top-level keys are the `Setting.topLevel` table
-/// (`device`, `interval`, `connectable`, `txPower`, `controller`, `timeout`, `advertisingSet`,
-/// `rotation`) plus `beacons`: a list of 1 to N {identifier, uuid, major, minor, measuredPower}, each
+/// (its keys are listed by `dump-config`, in that order) plus `beacons`: a list of 1 to N {identifier, uuid, major, minor, measuredPower}, each
 /// optionally overriding `interval`, `connectable` and `txPower`. `null` means "the default" for every
 /// optional key (for a beacon's override: the top-level value).
 enum ConfigFile {

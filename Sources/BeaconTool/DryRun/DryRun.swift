@@ -1,6 +1,6 @@
 import BeaconKit
 
-/// The four dry-run formats of a plan. Pure functions of (settings, plan) so tests can snapshot
+/// The five dry-run formats of a plan (text, hex, hcitool, json, btsnoop). Pure functions of (settings, plan) so tests can snapshot
 /// them whole.
 enum DryRun {
     /// btmon-like text of the start commands, the rotation steps and the stop commands, with the beacons decoded.

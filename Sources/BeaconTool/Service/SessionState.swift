@@ -11,8 +11,8 @@ import BeaconKit
 ///  "since": 1800000000, "lastRearm": {"at": 1800000100, "reason": "hci0 was reset"}}
 /// ```
 /// `family` is null while nothing was armed yet; `sets` lists the extended advertising sets
-/// (handles) in use, empty for legacy; `rotation` is true when a legacy controller takes turns
-/// between several beacons; `since` is when `onAir` last changed; `lastRearm` is null until the
+/// (handles) in use, empty for legacy; `rotation` is true when several beacons take turns on one
+/// advertising instance (legacy, or one extended set when sets run short); `since` is when `onAir` last changed; `lastRearm` is null until the
 /// session re-arms the controller.
 struct SessionState: Equatable {
     struct Rearm: Equatable {
