@@ -155,3 +155,36 @@ import Testing
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 }
+
+/// Issue 23, item 4: a re-arm resumes a rotation where it was instead of at beacon 1.
+@Suite struct RotationResumeTests {
+    typealias C = Controllers
+    typealias T = AdvertisingSessionTests
+
+    @Test func aReArmResumesTheRotationWithTheBeaconThatWasOnAir() throws {
+        let config = try T.three()
+        let plan = try KioskPlan(config, family: .legacy)
+        let fake = ScriptedController(C.okSteps(plan.start) + C.okSteps([plan.rotationSteps[1], plan.rotationSteps[2]])
+                                      + C.okSteps(plan.start) + C.okSteps([plan.rotationSteps[2], plan.rotationSteps[0]]))
+        let clock = T.Clock()
+        let s = AdvertisingSession(configuration: config, caps: try T.caps(extended: false), device: "hci0",
+                                   runner: HCICommandRunner(channel: fake, now: { clock.ms }), now: { clock.ms }, log: { _ in })
+        try s.start()
+        for _ in 0..<2 {
+            clock.ms += Int64(config.rotationMilliseconds)
+            s.timerExpired()
+        }
+        #expect(s.rotationIndex == 2)
+        let off = HCICommand.leSetAdvertisingEnable(false)
+        s.handle(.observedCommand(off))
+        s.handle(.event(C.ok(off)))
+        clock.ms += s.settleMilliseconds
+        s.timerExpired()
+        #expect(s.state == .onAir)
+        #expect(s.rotationIndex == 2, "beacon 3 was on air: it comes back first, beacon 1 does not jump the queue")
+        clock.ms += Int64(config.rotationMilliseconds)
+        s.timerExpired()
+        #expect(s.rotationIndex == 0)
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+    }
+}

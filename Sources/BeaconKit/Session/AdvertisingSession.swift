@@ -519,8 +519,16 @@ public final class AdvertisingSession {
         pendingDisruption = nil
         let family = plan?.family ?? configuration.family ?? caps.preferredAdvertisingFamily ?? .legacy
         let started = triggeredAt ?? now()
-        do {
+        // A rotation resumes with the beacon that was on air, not with the first one: repeated
+        // disruptions (another owner of a single instance) must not starve the later beacons.
+        let resume = plan == nil ? nil : rotationIndex
+        let rotationLength = plan?.rotationSteps.count ?? 0
+        do throws(SessionError) {
             try putOnAir(family: family)
+            if let resume, resume > 0, let plan, plan.rotationSteps.count == rotationLength, resume < rotationLength {
+                do { try runner.run(plan.rotationSteps[resume]) } catch { throw .command(error) }
+                rotationIndex = resume
+            }
             noteRearmed(reason, started: started)
         } catch {
             rearmFailed(reason, error)
