@@ -65,10 +65,12 @@ fuzz-smoke: deps
 
 # Performance targets against references in the same run (e2e guest + scan decoding; ~5 min,
 # root like e2e, not run by CI): a table, and Benchmarks/latest.json. See README "Performance".
-# Then the scan session's own figures (scripts/bench-scan-session).
+# Then the scan session's own figures (scripts/bench-scan-session), and the on-air figures measured
+# by a receiver on RootCanal controllers (scripts/bench-onair, ~5 min).
 bench: release
 	scripts/bench
 	scripts/bench-scan-session
+	scripts/bench-onair
 
 clean:
 	rm -rf .build

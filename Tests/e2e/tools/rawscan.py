@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """rawscan: an LE scanner over a raw HCI socket, independent of beacon-tx and BlueZ tools.
 
-    rawscan.py [--active] [--mode auto|legacy|extended] [--duration S] hciN
+    rawscan.py [--active] [--clock] [--mode auto|legacy|extended] [--duration S] hciN
 
 Enables LE scanning on hciN and prints one line per advertising report:
 
@@ -64,6 +64,12 @@ class Scanner:
                            events & 0xFFFFFFFF, events >> 32, 0)
         self.sock.setsockopt(SOL_HCI, HCI_FILTER, filt)
 
+    clock = False
+
+    def stamp(self):
+        """`t=SECONDS ` (wall clock, bash's $EPOCHREALTIME's) with --clock, else nothing."""
+        return f"t={time.time():.4f} " if self.clock else ""
+
     def command(self, opcode, params, timeout=5.0):
         """Sends a command, prints reports meanwhile, returns the status byte."""
         self.sock.send(struct.pack("<BHB", HCI_COMMAND_PKT, opcode, len(params)) + params)
@@ -114,7 +120,7 @@ class Scanner:
             rssi = s8(b[off + 9 + dlen])
             off += 10 + dlen
             print(f"report {self.name} legacy type=0x{etype:02x} addr={addr_str(addr)} "
-                  f"addr_type={atype} rssi={rssi} data={data.hex()}", flush=True)
+                  f"addr_type={atype} rssi={rssi} {self.stamp()}data={data.hex()}", flush=True)
 
     def extended_reports(self, b):
         # num_reports, then per report: event_type u16, addr_type, addr[6], primary phy,
@@ -133,7 +139,7 @@ class Scanner:
             off += 24 + dlen
             status = {0: "complete", 1: "partial", 2: "truncated"}.get((etype >> 5) & 3, "reserved")
             print(f"report {self.name} extended type=0x{etype:04x} addr={addr_str(addr)} "
-                  f"addr_type={atype} rssi={rssi} sid={sid} status={status} data={data.hex()}",
+                  f"addr_type={atype} rssi={rssi} sid={sid} status={status} {self.stamp()}data={data.hex()}",
                   flush=True)
 
     def enable(self, mode, active):
@@ -170,6 +176,8 @@ def main():
     ap.add_argument("device", help="hciN (or N)")
     ap.add_argument("--mode", choices=("auto", "legacy", "extended"), default="auto")
     ap.add_argument("--active", action="store_true", help="active scan (scan responses)")
+    ap.add_argument("--clock", action="store_true",
+                    help="a t=SECONDS field (wall clock, as bash's $EPOCHREALTIME) before data= on each report")
     ap.add_argument("--duration", type=float, default=0, help="stop after S seconds")
     ap.add_argument("--reenable", type=float, default=0,
                     help="disable and enable scanning every S seconds (btvirt forwards advertising only on "
@@ -189,6 +197,7 @@ def main():
     sc = family = None
     try:
         sc = Scanner(dev, name)
+        sc.clock = a.clock
         family = sc.enable(a.mode, a.active)
         print(f"# scanning {name} {family}", flush=True)
         deadline = time.monotonic() + a.duration if a.duration > 0 else None

@@ -1,0 +1,98 @@
+# shellcheck shell=bash
+# Tests/e2e/rootcanal/bed.sh: RootCanal controllers for the e2e guest, sourced by vm/guest-run.
+# Google's RootCanal (the Android virtual controller) models the link layer as the Core spec writes
+# it: the legacy/extended mixing rule, every advertising event delivered to scanners, a limited
+# number of advertising sets. One RootCanal process serves both controllers; each one is joined to
+# the guest kernel's /dev/vhci by Bumble's hci_bridge, so hci0 and hci1 are ordinary kernel
+# controllers on one virtual air (beacon-tx on hci0, the receiver on hci1).
+#
+#   rc_up KIND     starts RootCanal and the two bridges, brings hci0/hci1 up (~45 s under TCG)
+#   rc_reset       `hciconfig hciN reset` of both (between scenarios that share one start)
+#   rc_down        stops them; the controllers go away
+#
+# KIND is hci0's controller (hci1, the receiver, is always RootCanal's DEFAULT):
+#   default       DEFAULT preset: Core 5.3, 16 advertising sets, extended advertising
+#   legacy-only   DEFAULT with `le_extended_advertising: false`, like a Raspberry Pi's controller
+#   few-sets      LAIRD_BL654: 4 advertising sets
+#   v41           legacy-only behind tools/v41proxy.py: reports HCI 4.1 and answers 0x12 to a
+#                 non-connectable legacy interval below 100 ms, as Core 4.x controllers do
+#                 (RootCanal itself checks only 0x0020-0x4000)
+#
+# Notes: with -configuration RootCanal 1.13 listens only on the listed ports and each takes ONE
+# connection, so readiness is its "Listening on" log line, never a probe connection. Each bridge
+# connects to TCP before it opens /dev/vhci: the kernel then registers hciN with a controller that
+# answers, and its setup HCI Reset is not lost. The guest must not run btvirt meanwhile.
+# Needs: Tests/e2e/rootcanal/setup on the host (RC_ENV: its bed.env, in guest.conf).
+RC_KIND=
+RC_PIDS=()
+RC_PORT0=6412 RC_PORT1=6413 RC_PROXY=6422
+
+_rc_log() { printf '%(%T)T.%s rootcanal: %s\n' -1 "${EPOCHREALTIME:11:3}" "$*"; }
+
+# rc_config KIND: the -configuration textproto (hci0's port, then hci1's).
+rc_config() {
+  local c0
+  case $1 in
+    default) c0='preset: DEFAULT' ;;
+    legacy-only|v41) c0='preset: DEFAULT features { le_extended_advertising: false }' ;;
+    few-sets) c0='preset: LAIRD_BL654' ;;
+    *) echo "rc_config: unknown controller kind '$1'" >&2; return 1 ;;
+  esac
+  echo "tcp_server { tcp_port: $RC_PORT0 configuration { $c0 } } tcp_server { tcp_port: $RC_PORT1 configuration { preset: DEFAULT } }"
+}
+
+_rc_listening() { _log_has "$RC_LOG" "Listening on: $1 "; }
+
+rc_up() {
+  local kind=$1 conf i p
+  # shellcheck source=/dev/null
+  . "$RC_ENV"                       # RC_BIN RC_LIB RC_PY
+  conf=$(rc_config "$kind") || return 1
+  RC_LOG=$RUN_DIR/rootcanal-$kind.log
+  : > "$RC_LOG"
+  ip link set lo up
+  (cd /tmp && exec "$RC_LIB/ld-linux-x86-64.so.2" --library-path "$RC_LIB" "$RC_BIN" \
+     -test_port 6401 -hci_port 6402 -link_port 6403 -link_ble_port 6404 -configuration "$conf") > "$RC_LOG" 2>&1 &
+  RC_PIDS+=($!)
+  for p in $RC_PORT0 $RC_PORT1; do
+    wait_until 30 _rc_listening "$p" || { _rc_log "not listening on $p: $(tail -n 2 "$RC_LOG")"; return 1; }
+  done
+  p=$RC_PORT0
+  if [ "$kind" = v41 ]; then
+    "${E2E_PY[@]}" -u "$E2E_DIR/tools/v41proxy.py" "$RC_PROXY" "$RC_PORT0" > "$RUN_DIR/v41proxy.log" 2>&1 &
+    RC_PIDS+=($!)
+    wait_until 10 _log_has "$RUN_DIR/v41proxy.log" listening || { _rc_log "v41proxy did not start"; return 1; }
+    p=$RC_PROXY
+  fi
+  i=0
+  for p in $p $RC_PORT1; do
+    PYTHONDONTWRITEBYTECODE=1 "$RC_PY" -m bumble.apps.hci_bridge "tcp-client:127.0.0.1:$p" vhci \
+      > "$RUN_DIR/rootcanal-bridge$i.log" 2>&1 &
+    RC_PIDS+=($!)
+    wait_until 60 test -e "/sys/class/bluetooth/hci$i" || { _rc_log "hci$i did not appear"; return 1; }
+    i=$((i + 1))
+  done
+  for i in 0 1; do
+    wait_until 60 hciconfig "hci$i" up 2> /dev/null || { _rc_log "hciconfig hci$i up failed"; return 1; }
+  done
+  RC_KIND=$kind
+  _rc_log "up: $kind (hci0), DEFAULT (hci1)"
+}
+
+# rc_reset: both controllers reset and up again (advertising sets, the family lock and scans gone).
+rc_reset() {
+  local i
+  for i in 0 1; do
+    hciconfig "hci$i" reset 2> /dev/null || true
+    wait_until 20 _rc_hci_up "$i" || hciconfig "hci$i" up || { _rc_log "hci$i not up after reset"; return 1; }
+  done
+}
+_rc_hci_up() { [[ $(hciconfig "hci$1" 2> /dev/null) == *"UP RUNNING"* ]]; }
+
+rc_down() {
+  local p
+  for p in "${RC_PIDS[@]}"; do kill -TERM "$p" 2> /dev/null || true; done
+  for p in "${RC_PIDS[@]}"; do wait_until 5 _dead "$p" || kill -KILL "$p" 2> /dev/null || true; wait "$p" 2> /dev/null; done
+  RC_PIDS=() RC_KIND=
+  wait_until 10 _no_ctrls || { _rc_log "controllers still present"; return 1; }
+}
