@@ -103,6 +103,20 @@ import Testing
         #expect(HCIError.timeout(opcode: .readLocalVersionInformation, milliseconds: 2000).description == "Read Local Version Information (0x1001): no answer from the controller within 2000 ms")
     }
 
+    /// Issue 20 (found on RootCanal under load): a rotation step whose answer came later than the
+    /// timeout left the runner without a credit, so every later command failed "no command credit"
+    /// and the kiosk exited 69. A timeout now gives the credit back, as the kernel does.
+    @Test func aTimeoutGivesTheCreditBack() throws {
+        let data = HCICommand.leSetAdvertisingData(Array(repeating: 0, count: 3))
+        let fake = ScriptedController([.command(data, replies: []), .receive(.timedOut), C.okStep(.leSetAdvertisingEnable(true))])
+        let runner = HCICommandRunner(channel: fake, timeoutMilliseconds: 2000)
+        #expect(throws: HCIError.timeout(opcode: .leSetAdvertisingData, milliseconds: 2000)) { try runner.run(data) }
+        #expect(runner.credits == 1)
+        try runner.run(.leSetAdvertisingEnable(true))
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        #expect(fake.mismatches == [])
+    }
+
     @Test func deadlineShrinksWhileSkippingUnrelatedEvents() throws {
         var clock: Int64 = 0
         let unrelated = HCIEvent(code: .leMeta, parameters: [0x02, 0x00])

@@ -110,6 +110,7 @@ public final class HCICommandRunner {
             // No credit: wait for any Command Complete/Status that hands credits back (e.g. a NOP).
             let event: HCIEvent?
             do { event = try nextEvent(deadline: deadline, opcode: command.opcode) } catch .timeout {
+                credits = 1   // as the kernel's hci_cmd_timeout: the next command may try again
                 throw .noCommandCredits(opcode: command.opcode, milliseconds: timeoutMilliseconds)
             }
             if let event { updateCredits(from: event) }
@@ -118,7 +119,15 @@ public final class HCICommandRunner {
         do { try channel.send(command.packet) } catch { throw .transport(error) }
         credits -= 1
         while true {
-            guard let event = try nextEvent(deadline: deadline, opcode: command.opcode) else { continue }
+            let next: HCIEvent?
+            do { next = try nextEvent(deadline: deadline, opcode: command.opcode) } catch {
+                // No answer in time: the credit it held is given back (the kernel's hci_cmd_timeout
+                // does the same), or a lost or late answer (another reader took it) would leave no
+                // credit for any later command.
+                if case .timeout = error { credits = 1 }
+                throw error
+            }
+            guard let event = next else { continue }
             guard event.code == .commandComplete || event.code == .commandStatus else {
                 keep(event)
                 continue

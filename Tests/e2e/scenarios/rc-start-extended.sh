@@ -1,0 +1,7 @@
+#!/bin/bash
+# e2e-controllers: rootcanal default
+# rc-start-extended (issue 20): `start --controller extended` on RootCanal is heard at every advertising event,
+# sends exactly its dry run, and `verify` passes on its live capture (see rc-start.inc).
+FAMILY=extended
+# shellcheck source=SCRIPTDIR/rc-start.inc
+. "$(dirname "$0")/rc-start.inc"
