@@ -7,7 +7,8 @@
 #   - rotation dwell accuracy: the receiver's runs against the configured dwell;
 #   - exec -> first report heard (beacon-tx start, N times) and, as the bed's floor, the same for
 #     the hcitool recipe (4 raw commands);
-#   - re-arm: `hciconfig hci0 reset` -> first report heard again (N times) and, as the bed's floor,
+#   - re-arm: `hciconfig hci0 reset` -> first report heard again after the off-air gap, and the
+#     gap's length (N times) and, as the bed's floor,
 #     the reset alone (hciconfig hci0 reset until hci0 is up again: RootCanal's bridges down/up).
 # Results: onair.json in this scenario's results folder (scripts/bench-onair prints the table).
 # shellcheck source=/dev/null
@@ -66,7 +67,7 @@ for i in $(seq "$N"); do
 done
 
 step "re-arm after hciconfig hci0 reset"
-: > "$J/rearm.txt"; : > "$J/reset.txt"
+: > "$J/rearm.txt"; : > "$J/offair.txt"; : > "$J/reset.txt"
 reset0
 run_bg kiosk "$BTX" start --device hci0 --uuid "$U" --major 1 --minor 2
 wait_until 15 _has_line "$E2E_OUT/kiosk.log" 'beacon-tx: press Ctrl-C' || fail "kiosk did not start"
@@ -74,9 +75,10 @@ for i in $(seq "$N"); do
   _sleep 2
   t=$EPOCHREALTIME
   hciconfig hci0 reset
-  _sleep 0.05
-  wait_until 20 heard_after "$t" || fail "not heard after reset $i"
-  "${OA[@]}" --after "$t" --addr "$addr" | sed -n 's/^first_after_s=//p' >> "$J/rearm.txt"
+  _sleep 8   # the reset's off-air gap (~4 s through the bed) and reports after it
+  g=$("${OA[@]}" --gap-after "$t" --addr "$addr" | sed -n 's/^gap_off_s=\([0-9.]*\) back_s=\([0-9.]*\)$/\1 \2/p')
+  [ -n "$g" ] || fail "no off-air gap after reset $i"
+  echo "${g#* }" >> "$J/rearm.txt"; echo "${g% *}" >> "$J/offair.txt"
 done
 stop_bg kiosk TERM
 for i in $(seq "$N"); do
@@ -96,6 +98,7 @@ for name in ("sets3", "rot3", "rot12"):
 r["exec_to_first_report_s"] = dist(nums("exec.txt"))
 r["hcitool_recipe_to_first_report_s"] = dist(nums("exec-hcitool.txt"))
 r["reset_to_first_report_again_s"] = dist(nums("rearm.txt"))
+r["reset_off_air_s"] = dist(nums("offair.txt"))
 r["bed_reset_down_up_s"] = dist(nums("reset.txt"))
 json.dump(r, open(out, "w"), indent=1)
 print(json.dumps(r, indent=1))

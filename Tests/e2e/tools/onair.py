@@ -16,7 +16,9 @@ the receiver's runs (consecutive reports of one beacon) give the dwell it measur
     dwell runs=57 median_ms=201.3 p95_error_ms=18.0 configured_ms=200
 
 (each run's start to the next run's start). --after T: `first_after_s=S`, the first iBeacon
-report at or after T, relative to T. --json prints one object with the same figures.
+report at or after T, relative to T. --gap-after T: the off-air gap an event at T caused (the
+largest gap between two reports in T-1 .. T+10 s): `gap_off_s=G back_s=B`, its length and its end
+relative to T (the first report heard again). --json prints one object with the same figures.
 """
 import argparse
 import json
@@ -43,6 +45,7 @@ def main():
     ap.add_argument("--addr")
     ap.add_argument("--dwell", type=float)
     ap.add_argument("--after", type=float)
+    ap.add_argument("--gap-after", type=float)
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     heard = []   # (t, beacon, addr)
@@ -88,6 +91,12 @@ def main():
     if a.after is not None:
         later = [t for t, _, _ in heard if t >= a.after]
         out["first_after_s"] = round(later[0] - a.after, 3) if later else None
+    if a.gap_after is not None:
+        ts = [t for t, _, _ in heard if a.gap_after - 1 <= t <= a.gap_after + 10]
+        gaps = [(y - x, y) for x, y in zip(ts, ts[1:]) if y >= a.gap_after]
+        if gaps:
+            g, end = max(gaps)
+            out["gap_off_s"], out["back_s"] = round(g, 3), round(end - a.gap_after, 3)
     if a.json:
         print(json.dumps(out))
         return 0
@@ -97,6 +106,8 @@ def main():
     if "dwell" in out:
         d = out["dwell"]
         print("dwell runs=%d median_ms=%.1f p95_error_ms=%.1f configured_ms=%g" % (d["runs"], d["median_ms"], d["p95_error_ms"], d["configured_ms"]))
+    if "gap_off_s" in out:
+        print("gap_off_s=%s back_s=%s" % (out["gap_off_s"], out["back_s"]))
     if "first_after_s" in out:
         print("first_after_s=%s" % out["first_after_s"])
     return 0
