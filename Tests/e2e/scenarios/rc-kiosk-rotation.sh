@@ -35,7 +35,7 @@ rc_between "$d" 170 260 "median dwell measured at the receiver"
 step "hciconfig hci0 reset during the rotation"
 tr=$EPOCHREALTIME
 hciconfig hci0 reset
-kiosk_rearmed rot "another program reset hci0"
+kiosk_rearmed rot "hci0 up again"   # hciconfig reset is a device down + up through the bridges
 wait_until 10 _rc_heard_after "$tr" || fail "nothing heard after the reset"
 _sleep 2
 rc_onair --gap-after "$tr" --addr "$addr" | tee "$E2E_OUT/onair-rearm.txt"
