@@ -4,6 +4,9 @@ import BeaconKit
 /// one (whole packet), answered by the scripted events. Tests assert `isFullyConsumed` and
 /// `mismatches` so a conversation is checked whole.
 public final class ScriptedController: HCIChannel {
+    /// How often `close()` was called.
+    public private(set) var closeCount = 0
+    public func close() { closeCount += 1 }
     public enum Step: Sendable {
         /// Expect this command; queue these events as the answer.
         case command(HCICommand, replies: [HCIEvent])

@@ -144,6 +144,9 @@ import Testing
         #expect(h.log == ["open hci0 +signals", "wait for 00:AA:01:00:00:00 5000 ms", "open hci0 +signals"])
         #expect(r.err.contains("hci0 (00:AA:01:00:00:00) was unregistered; waiting up to 5 s for it to return"))
         #expect(r.err.contains("re-armed 1 beacon(s) on hci0 after: hci0 returned"))
+        // The dead device's socket was closed before the wait: it would keep index 0 taken, and the
+        // replugged adapter would come back as hci1 (seen under a real systemd: e2e-systemd 15-replug).
+        #expect(fake.closeCount == 1)
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
 
         // It does not come back: exit 69 after the timeout, naming the flag.

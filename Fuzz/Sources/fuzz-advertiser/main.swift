@@ -8,6 +8,7 @@ import Glibc
 /// (timeout), 1: SIGTERM, 2/3: Command Complete/Status for the last command with the next bytes as
 /// status/ncmd/return parameters, anything else: raw event bytes (any framing).
 final class FuzzController: HCIChannel {
+    func close() {}
     var input: ArraySlice<UInt8>
     var sent: [[UInt8]] = []
     init(_ input: [UInt8]) { self.input = input[...] }

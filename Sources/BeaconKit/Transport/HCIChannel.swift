@@ -24,6 +24,10 @@ public protocol HCIChannel: AnyObject {
     /// Also deliver copies of the commands other sockets and the kernel send (`HCIReceive.command`),
     /// so a session sees another program disable, remove or reset what it put on air.
     func observeCommands(_ on: Bool) throws(TransportError)
+    /// Closes the channel's sockets. A socket bound to an unregistered controller keeps its index
+    /// taken (the kernel frees the hci_dev only with its last socket), so a replugged adapter would
+    /// come back under another name: the session closes the channel before it waits for the return.
+    func close()
 }
 
 /// A controller as the host sees it (HCIGETDEVINFO).

@@ -122,6 +122,10 @@ struct KioskLoop {
         let text = "\(session.name) (\(address)) was unregistered; waiting up to \(s.deviceTimeoutSeconds) s for it to return"
         ctx.warn(text)
         service.offAir(text)
+        // Let go of the dead device (its sockets would keep hciN taken, so that the replugged
+        // adapter came back as hci1) and of its lock; both are taken again when it returns.
+        session.channel.close()
+        session.lock?.release()
         let outcome: DeviceWait
         do { outcome = try session.host.waitForDevice(.address(address), timeoutMilliseconds: s.deviceTimeoutSeconds * 1000) } catch {
             throw CLIError(error)
@@ -129,7 +133,6 @@ struct KioskLoop {
         switch outcome {
         case let .returned(info):
             ctx.note("\(address) is back as \(info.name); re-arming")
-            session.lock?.release()   // claimed again under the name it returned with
             return try DeviceSession.open(info, session.host, .init(device: info.id, timeoutMilliseconds: s.timeoutMilliseconds,
                                                                      verbose: arguments.has("--verbose"), watchSignals: true, claim: true), ctx)
         case let .signal(n):
