@@ -1,0 +1,222 @@
+# shellcheck shell=bash
+# Tests/e2e-systemd/lib.sh: helpers for the systemd bed's scenarios. A scenario starts with
+#     # boot: main              (or late-adapter: see vm/prepare)
+#     . "$BED/lib.sh"
+# and runs as root from e2e-test.service in a guest whose PID 1 is systemd, with btvirt's
+# hci0 + hci1 (main boot) powered by bluetoothd. Scenarios of one boot run in file-name
+# order in the same guest: what one leaves (installed package, running unit) the next one
+# finds, but each one sets up what it needs (kiosk_up, ...). Any non-zero exit is a FAIL;
+# `fail MSG` gives the FAIL line its reason (otherwise the failing command is named).
+#
+# Variables: BED (the bed's copy in the run folder: lib.sh, tools/, config/), DEB (the package),
+# E2E_OUT (this scenario's log folder, kept on the host), BOOT_DIR (this boot's folder).
+# Functions (details above each one):
+#   fail MSG          step MSG            note MSG           wait_until SECS CMD...
+#   prop UNIT PROP    expect_prop UNIT PROP VALUE            unit_pid UNIT
+#   package_installed package_install     kiosk_up [UNIT]    hci_up hciN
+#   config_ids FILE   config_set FILE PATH=VALUE...          config_restore FILE
+#   rx_start hciN     rx_stop             rx_clear           rx_ids
+#   expect_heard SECS ID...               expect_silent SECS [ID...]
+#   journal_mark      journal_since [journalctl options]
+set -Eeuo pipefail
+
+BED=${BED:?}
+E2E_OUT=${E2E_OUT:?}
+PY=(/usr/bin/python3 -S)            # Debian's: has AF_BLUETOOTH; -S: faster start
+KIOSK=/etc/beacon-tx/kiosk.json
+
+# fail MSG: ends the scenario as FAIL with MSG as the reason (the first reason is kept).
+fail() {
+  [ -s "$E2E_OUT/reason" ] || printf '%s\n' "$*" > "$E2E_OUT/reason"
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# step MSG: a visible marker in the scenario's stdout.
+step() { printf '== %(%T)T %s\n' -1 "$*"; }
+
+# note MSG: a line the host prints on stderr after the PASS/FAIL line (timings, scores).
+note() { echo "$*" | tee -a "$E2E_OUT/note"; }
+
+# _sleep SECS: a sleep without an exec (each exec costs 0.1-0.5 s under TCG).
+_sleep() {
+  if [ -z "${_SLEEP_FD:-}" ]; then
+    local f=/tmp/.e2e-sleep.$$.$RANDOM
+    mkfifo "$f" && exec {_SLEEP_FD}<> "$f" && rm -f "$f"
+  fi
+  read -r -t "$1" -u "$_SLEEP_FD" _ || true
+}
+
+# now_us: the epoch in microseconds.
+now_us() { echo "${EPOCHREALTIME//[.,]/}"; }
+
+# wait_until SECS CMD...: runs CMD every 0.2 s until it succeeds; false after SECS.
+wait_until() {
+  local end=$(( $(now_us) + ${1%.*} * 1000000 ))
+  shift
+  until "$@"; do
+    [ "$(now_us)" -lt "$end" ] || return 1
+    _sleep 0.2
+  done
+}
+
+# prop UNIT PROP: one property of UNIT (systemctl show --value).
+prop() { systemctl show -p "$2" --value "$1"; }
+
+# expect_prop UNIT PROP VALUE: fails unless UNIT's PROP is VALUE.
+expect_prop() {
+  local v
+  v=$(prop "$1" "$2")
+  [ "$v" = "$3" ] || fail "$1: $2=$v, expected $3 ($(prop "$1" ActiveState)/$(prop "$1" SubState), status '$(prop "$1" StatusText)')"
+}
+
+# unit_pid UNIT: its MainPID (0 when it has none).
+unit_pid() { prop "$1" MainPID; }
+
+package_installed() { dpkg-query -W -f='${Status}' beacon-tx 2> /dev/null | grep -q 'install ok installed'; }
+
+# package_install: `apt-get install ./beacon-tx_*.deb`, as README tells an integrator.
+package_install() {
+  local d
+  d=$(dirname "$DEB")
+  # no sources: apt resolves the dependencies from what is installed (no package lists to read)
+  (cd "$d" && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+     -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts=/dev/null "./${DEB##*/}") \
+    > "$E2E_OUT/apt.log" 2>&1 || fail "apt-get install ./${DEB##*/}: $(tail -n 3 "$E2E_OUT/apt.log")"
+  package_installed || fail "beacon-tx is not installed after apt-get install"
+}
+
+# kiosk_up [UNIT]: the package installed, its config the shipped one, and UNIT (default
+# beacon-tx.service) active; prints nothing. For scenarios that follow others.
+kiosk_up() {
+  local u=${1:-beacon-tx.service}
+  package_installed || package_install
+  systemctl is-active -q "$u" || {
+    systemctl reset-failed "$u" 2> /dev/null || true
+    systemctl start "$u" || fail "systemctl start $u: $(systemctl status --no-pager -n 5 "$u" 2>&1 | tail -n 5)"
+  }
+}
+
+# hci_up hciN [SECS]: waits (default 15 s) until hciN exists and is UP.
+hci_up() { wait_until "${2:-15}" _hci_is_up "$1" || fail "$1 is not up: $(hciconfig "$1" 2>&1 | head -n 3)"; }
+_hci_is_up() { [ -e "/sys/class/bluetooth/$1" ] && [[ $(hciconfig "$1" 2> /dev/null) == *"UP RUNNING"* ]]; }
+
+# config_ids FILE: the beacons of FILE, one per line: UUIDHEX-MAJOR-MINOR (tools/config.py).
+config_ids() { "${PY[@]}" "$BED/tools/config.py" ids "$1"; }
+
+# config_set FILE PATH=VALUE...: edits FILE in place (values are JSON: beacons.0.minor=102);
+# the first edit keeps the original as FILE.e2e-orig for config_restore.
+config_set() {
+  local f=$1 tmp
+  shift
+  [ -e "$f.e2e-orig" ] || cp -p "$f" "$f.e2e-orig"
+  tmp=$("${PY[@]}" "$BED/tools/config.py" set "$f" "$@") || fail "config_set $f $*"
+  printf '%s\n' "$tmp" > "$f"
+}
+
+# config_restore FILE: puts back what config_set found.
+config_restore() { [ ! -e "$1.e2e-orig" ] || mv -f "$1.e2e-orig" "$1"; }
+
+# --- the receiver: Tests/e2e/tools/rawscan.py on the other controller ---------------------
+# rx_start hciN: an extended-scan receiver on hciN (raw HCI, independent of beacon-tx and
+# bluetoothd) that re-enables its scan every 0.5 s (btvirt forwards adverts only on enable
+# events) and is restarted when its controller goes away (power off, bluetoothd restart).
+# Reports append to $E2E_OUT/rx-hciN.txt. Returns once it scans.
+RX_DEV=
+rx_start() {
+  RX_DEV=$1
+  hci_up "$1"
+  RX_FILE=$E2E_OUT/rx-$1.txt
+  : >> "$RX_FILE"
+  (
+    trap 'kill "$p" 2> /dev/null; exit 0' TERM
+    while :; do
+      "${PY[@]}" "$BED/tools/rawscan.py" --mode extended --reenable 0.5 "$1" >> "$RX_FILE" 2>&1 &
+      p=$!
+      wait "$p"
+      echo "# receiver exited ($?), restarting" >> "$RX_FILE"
+      _sleep 0.5
+    done
+  ) &
+  RX_PID=$!
+  wait_until 10 _rx_scanning || fail "the receiver on $1 does not scan: $(tail -n 3 "$RX_FILE")"
+}
+_rx_restarted() { local l; while IFS= read -r l; do [[ $l == '# receiver exited'* ]] && return 0; done < "$RX_FILE"; return 1; }
+_rx_scanning() { local l; while IFS= read -r l; do [[ $l == '# scanning '* ]] && return 0; done < "$RX_FILE"; return 1; }
+
+# rx_stop: stops the receiver (its scan is disabled on the way out).
+rx_stop() {
+  [ -n "${RX_PID:-}" ] || return 0
+  kill -TERM "$RX_PID" 2> /dev/null || true
+  wait "$RX_PID" 2> /dev/null || true
+  RX_PID=
+}
+
+# rx_clear: forgets what was heard so far (the receiver appends), and marks the cut in
+# rx-hciN.txt.all (the whole log).
+rx_clear() {
+  cat "$RX_FILE" >> "$RX_FILE.all"
+  printf '# --- %(%T)T cleared\n' -1 >> "$RX_FILE.all"
+  : > "$RX_FILE"
+}
+
+# rx_ids: the iBeacons heard since rx_clear, one per line (UUIDHEX-MAJOR-MINOR), sorted, unique.
+rx_ids() {
+  local l d r
+  declare -A seen=()
+  while IFS= read -r l; do
+    [[ $l == report* && $l == *' data='* ]] || continue
+    d=${l##* data=}
+    [[ $d == *4c000215* ]] || continue
+    r=${d#*4c000215}
+    [ ${#r} -ge 40 ] || continue
+    seen["${r:0:32}-$((16#${r:32:4}))-$((16#${r:36:4}))"]=1
+  done < "$RX_FILE"
+  [ ${#seen[@]} = 0 ] || printf '%s\n' "${!seen[@]}" | sort
+}
+
+# expect_heard SECS ID...: waits until every ID was heard since rx_clear; prints the time it took.
+expect_heard() {
+  local secs=$1 t0
+  shift
+  t0=$(now_us)
+  wait_until "$secs" _heard_all "$@" ||
+    fail "not heard within ${secs}s: $(_missing "$@"); heard: $(rx_ids | tr '\n' ' ')"
+  HEARD_AFTER=$(_secs $(( $(now_us) - t0 )))
+  echo "heard $* after ${HEARD_AFTER}s"
+}
+_heard_all() { local ids i; ids=$(rx_ids); for i in "$@"; do [[ $'\n'$ids$'\n' == *$'\n'$i$'\n'* ]] || return 1; done; }
+_missing() { local ids i out=(); ids=$(rx_ids); for i in "$@"; do [[ $'\n'$ids$'\n' == *$'\n'$i$'\n'* ]] || out+=("$i"); done; echo "${out[*]}"; }
+_secs() { printf '%d.%02d' $(($1 / 1000000)) $(($1 % 1000000 / 10000)); }
+
+# expect_silent SECS [ID...]: from now on for SECS, none of the IDs (no iBeacon at all without
+# IDs) is heard, while the receiver keeps scanning.
+expect_silent() {
+  local secs=$1 ids i
+  shift
+  rx_clear
+  _sleep "$secs"
+  ids=$(rx_ids)
+  if [ $# = 0 ]; then
+    [ -z "$ids" ] || fail "heard after it should have stopped: $(echo "$ids" | tr '\n' ' ')"
+  else
+    for i in "$@"; do
+      [[ $'\n'$ids$'\n' != *$'\n'$i$'\n'* ]] || fail "still heard: $i"
+    done
+  fi
+  kill -0 "$RX_PID" 2> /dev/null && ! _rx_restarted ||
+    fail "the receiver did not scan all along while checking silence: $(tail -n 3 "$RX_FILE")"
+  echo "silent for ${secs}s: ${*:-every iBeacon}"
+}
+
+# journal_mark: remembers the journal's end; journal_since [OPTIONS] prints what came after.
+journal_mark() { JOURNAL_CURSOR=$(journalctl --show-cursor -n 0 -q | sed -n 's/^-- cursor: //p'); }
+journal_since() { journalctl --after-cursor "$JOURNAL_CURSOR" --no-pager -q "$@"; }
+
+_e2e_err() {
+  [ -s "$E2E_OUT/reason" ] ||
+    echo "${BASH_SOURCE[1]##*/} line $1: '${2:0:200}' failed (exit $3)" > "$E2E_OUT/reason"
+}
+_e2e_exit() { rx_stop; }
+trap '_e2e_err "$LINENO" "$BASH_COMMAND" "$?"' ERR
+trap _e2e_exit EXIT

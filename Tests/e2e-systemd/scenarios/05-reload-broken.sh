@@ -1,0 +1,24 @@
+# boot: main
+# A reload with invalid JSON in the config: an error in `journalctl -p err -u beacon-tx`, the
+# unit stays active in the same process, and the old beacons stay on air.
+. "$BED/lib.sh"
+
+kiosk_up
+pid=$(unit_pid beacon-tx.service)
+mapfile -t ids < <(config_ids "$KIOSK")
+rx_start hci1
+expect_heard 10 "${ids[@]}"
+cp -p "$KIOSK" "$KIOSK.e2e-orig"
+printf '{ "device": "hci0", "beacons": [ { "uuid": \n' > "$KIOSK"
+_has_err() { [ -n "$(journal_since -p err -u beacon-tx.service)" ]; }
+journal_mark
+systemctl reload beacon-tx.service
+wait_until 10 _has_err || fail "no error in journalctl -p err -u beacon-tx after the broken reload: $(journal_since -u beacon-tx.service | tail -n 5)"
+echo "errors:"; journal_since -p err -u beacon-tx.service
+_sleep 1
+rx_clear
+expect_heard 5 "${ids[@]}"
+expect_prop beacon-tx.service ActiveState active
+[ "$(unit_pid beacon-tx.service)" = "$pid" ] || fail "MainPID changed: $pid -> $(unit_pid beacon-tx.service)"
+config_restore "$KIOSK"
+systemctl reload beacon-tx.service

@@ -1,0 +1,18 @@
+# boot: main
+# `systemctl restart bluetooth` (bluetoothd powers the adapters off as it stops, and on again
+# as it starts): the beacons are back within a few seconds, in the same process.
+. "$BED/lib.sh"
+
+kiosk_up
+pid=$(unit_pid beacon-tx.service)
+mapfile -t ids < <(config_ids "$KIOSK")
+rx_start hci1
+expect_heard 10 "${ids[@]}"
+step "restart bluetooth"
+rx_clear
+t0=$(now_us)
+systemctl restart bluetooth.service
+expect_heard 20 "${ids[@]}"
+note "restart bluetooth -> beacons heard after $(_secs $(( $(now_us) - t0 )))s"
+[ "$(unit_pid beacon-tx.service)" = "$pid" ] || fail "MainPID changed: $pid -> $(unit_pid beacon-tx.service)"
+expect_prop beacon-tx.service NRestarts 0

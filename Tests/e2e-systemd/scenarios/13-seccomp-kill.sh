@@ -1,0 +1,52 @@
+# boot: main
+# The packaged unit with SystemCallErrorNumber=kill (a copy, beacon-tx-seccomp.service, with
+# that one drop-in): a syscall outside the filter would kill the process with SIGSYS instead
+# of failing with EPERM. Start, reload with a changed minor, power off/on, stop: the beacons
+# are on air throughout, the stop is clean (Result success), no SIGSYS in the journal.
+. "$BED/lib.sh"
+
+package_installed || package_install
+systemctl stop beacon-tx.service
+src=$(prop beacon-tx.service FragmentPath)
+u=beacon-tx-seccomp.service
+cp "$src" "/etc/systemd/system/$u"
+mkdir -p "/etc/systemd/system/$u.d"
+printf '[Service]\nSystemCallErrorNumber=kill\n' > "/etc/systemd/system/$u.d/kill.conf"
+systemctl daemon-reload
+echo "SystemCallErrorNumber=$(prop $u SystemCallErrorNumber)"
+[ "$(prop $u SystemCallErrorNumber)" = kill ] || fail "the drop-in did not take"
+mapfile -t ids < <(config_ids "$KIOSK")
+rx_start hci1
+journal_mark
+systemctl start $u || fail "systemctl start $u: $(systemctl status --no-pager -n 8 $u 2>&1 | tail -n 8)"
+pid=$(unit_pid $u)
+expect_heard 10 "${ids[@]}"
+step "reload"
+minor=${ids[0]##*-}
+config_set "$KIOSK" "beacons.0.minor=$((minor + 1))"
+new=$(config_ids "$KIOSK" | head -n 1)
+rx_clear
+systemctl reload $u
+expect_heard 8 "$new"
+config_restore "$KIOSK"
+systemctl reload $u
+step "power off/on"
+addr=$(hciconfig hci0 | sed -n 's/.*BD Address: \([0-9A-F:]*\).*/\1/p')
+printf 'select %s\npower off\nquit\n' "$addr" | bluetoothctl > /dev/null
+_sleep 1
+rx_clear
+printf 'select %s\npower on\nquit\n' "$addr" | bluetoothctl > /dev/null
+expect_heard 15 "${ids[@]}"
+[ "$(unit_pid $u)" = "$pid" ] || fail "MainPID changed: $pid -> $(unit_pid $u)"
+step "stop"
+systemctl stop $u
+expect_prop $u Result success
+expect_prop $u ActiveState inactive
+log=$(journal_since)
+if grep -E 'SIGSYS|status=31/SYS|Bad system call|type=1326|audit.*seccomp' <<< "$log"; then
+  fail "a syscall was blocked (see journal.txt)"
+fi
+_sleep 1
+expect_silent 2
+rm -rf "/etc/systemd/system/$u" "/etc/systemd/system/$u.d"
+systemctl daemon-reload
