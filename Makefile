@@ -8,7 +8,7 @@ RELEASE_BIN = .build/static/beacon-tx
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: deps build release docs install uninstall deb run test e2e bench clean
+.PHONY: deps build release docs install uninstall deb run test e2e e2e-systemd bench clean
 
 # Installs what the build needs when it is missing (Debian: libbluetooth-dev, pkg-config).
 deps:
@@ -52,6 +52,11 @@ test: deps
 # Real-stack scenarios in a qemu guest with btvirt controllers (see Tests/e2e/README.md).
 e2e: build release
 	Tests/e2e/run
+
+# The package under a real systemd: a qemu guest booted into systemd installs the .deb of
+# `make deb` and runs the service scenarios (see Tests/e2e-systemd/README.md; root, ~10 min).
+e2e-systemd: deb
+	DEB="$$(ls -t .build/deb/beacon-tx_*.deb | head -n 1)" Tests/e2e-systemd/run
 
 # libFuzzer harnesses (Fuzz/, a separate package): every harness for its share of FUZZ_SECONDS
 # (default 1800 s: about 14 million executions on a shared 2-core machine), plus the self-test that must crash.
