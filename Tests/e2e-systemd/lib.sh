@@ -104,12 +104,19 @@ _hci_is_up() { [ -e "/sys/class/bluetooth/$1" ] && [[ $(hciconfig "$1" 2> /dev/n
 # config_ids FILE: the beacons of FILE, one per line: UUIDHEX-MAJOR-MINOR (tools/config.py).
 config_ids() { "${PY[@]}" "$BED/tools/config.py" ids "$1"; }
 
-# config_set FILE PATH=VALUE...: edits FILE in place (values are JSON: beacons.0.minor=102);
-# the first edit keeps the original as FILE.e2e-orig for config_restore.
+# config_save FILE: keeps FILE as FILE.e2e-orig for config_restore, which also runs when the
+# scenario ends (a failed scenario leaves the config as it found it).
+SAVED_CONFIGS=()
+config_save() {
+  [ -e "$1.e2e-orig" ] || { cp -p "$1" "$1.e2e-orig" && SAVED_CONFIGS+=("$1"); }
+}
+
+# config_set FILE PATH=VALUE...: edits FILE in place (values are JSON: beacons.0.minor=102),
+# after config_save.
 config_set() {
   local f=$1 tmp
   shift
-  [ -e "$f.e2e-orig" ] || cp -p "$f" "$f.e2e-orig"
+  config_save "$f"
   tmp=$("${PY[@]}" "$BED/tools/config.py" set "$f" "$@") || fail "config_set $f $*"
   printf '%s\n' "$tmp" > "$f"
 }
@@ -217,6 +224,10 @@ _e2e_err() {
   [ -s "$E2E_OUT/reason" ] ||
     echo "${BASH_SOURCE[1]##*/} line $1: '${2:0:200}' failed (exit $3)" > "$E2E_OUT/reason"
 }
-_e2e_exit() { rx_stop; }
+_e2e_exit() {
+  local f
+  rx_stop
+  for f in "${SAVED_CONFIGS[@]}"; do config_restore "$f"; done
+}
 trap '_e2e_err "$LINENO" "$BASH_COMMAND" "$?"' ERR
 trap _e2e_exit EXIT

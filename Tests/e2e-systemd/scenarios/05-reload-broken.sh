@@ -8,7 +8,7 @@ pid=$(unit_pid beacon-tx.service)
 mapfile -t ids < <(config_ids "$KIOSK")
 rx_start hci1
 expect_heard 10 "${ids[@]}"
-cp -p "$KIOSK" "$KIOSK.e2e-orig"
+config_save "$KIOSK"
 printf '{ "device": "hci0", "beacons": [ { "uuid": \n' > "$KIOSK"
 _has_err() { [ -n "$(journal_since -p err -u beacon-tx.service)" ]; }
 journal_mark

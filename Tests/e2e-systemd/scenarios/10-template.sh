@@ -11,8 +11,8 @@ cp "$KIOSK" "$conf"
 n=$(config_ids "$conf" | wc -l)
 sets=()
 for ((i = 0; i < n; i++)); do sets+=("beacons.$i.major=$((21 + i))"); done
-config_set "$conf" device='"hci1"' "${sets[@]}"
-rm -f "$conf.e2e-orig"
+tmp=$("${PY[@]}" "$BED/tools/config.py" set "$conf" device='"hci1"' "${sets[@]}")
+printf '%s\n' "$tmp" > "$conf"
 mapfile -t ids < <(config_ids "$conf")
 echo "hci1.json: ${ids[*]}"
 hci_up hci1
