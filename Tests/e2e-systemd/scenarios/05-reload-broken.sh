@@ -13,7 +13,10 @@ printf '{ "device": "hci0", "beacons": [ { "uuid": \n' > "$KIOSK"
 _has_err() { [ -n "$(journal_since -p err -u beacon-tx.service)" ]; }
 journal_mark
 systemctl reload beacon-tx.service
-wait_until 10 _has_err || fail "no error in journalctl -p err -u beacon-tx after the broken reload: $(journal_since -u beacon-tx.service | tail -n 5)"
+if ! wait_until 10 _has_err; then
+  journal_since -u beacon-tx.service -o verbose | grep -E '^ *(PRIORITY|MESSAGE|SYSLOG_IDENTIFIER)=' || true
+  fail "no error in journalctl -p err -u beacon-tx after the broken reload: $(journal_since -u beacon-tx.service -o cat | grep -m1 'reload' || true) (priority: see stdout)"
+fi
 echo "errors:"; journal_since -p err -u beacon-tx.service
 _sleep 1
 rx_clear

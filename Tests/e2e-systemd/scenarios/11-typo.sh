@@ -18,8 +18,8 @@ expect_prop beacon-tx.service NRestarts 0
 _sleep 8
 expect_prop beacon-tx.service ActiveState failed
 expect_prop beacon-tx.service NRestarts 0
-starts=$(journal_since -u beacon-tx.service | grep -c 'Starting beacon-tx' || true)
+exits=$(journal_since -u beacon-tx.service | grep -c 'Main process exited' || true)
 journal_since -u beacon-tx.service
-[ "$starts" = 1 ] || fail "$starts starts of beacon-tx.service, expected 1"
+[ "$exits" = 1 ] || fail "beacon-tx exited $exits times, expected once"
 config_restore "$KIOSK"
 systemctl reset-failed beacon-tx.service

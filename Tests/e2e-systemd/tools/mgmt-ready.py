@@ -1,13 +1,16 @@
 #!/usr/bin/python3
-"""mgmt-ready.py N SECS: waits until N controllers are in the kernel's mgmt index list (their
+"""mgmt-ready.py N SECS [PID]: waits until N controllers are in the kernel's mgmt index list (their
 setup is done: bluetoothd can see them); exit 0, or 1 after SECS with what is there.
 
 A controller whose setup failed (under TCG the HCI Reset of the setup can time out when the
 guest is busy: "hci0: Opcode 0x0c03 failed: -110") stays registered in /sys/class/bluetooth
 but never enters the index list, so bluetoothd never powers it. btvirt.service runs this as
 its ExecStartPost and is restarted (new controllers) when it fails.
-One process polling the mgmt socket (Read Index List) every 0.2 s: cheap under TCG.
+One process polling the mgmt socket (Read Index List) every 0.2 s: cheap under TCG. It also
+reads the kernel log and gives up at once on a setup command that timed out since PID (btvirt,
+$MAINPID in ExecStartPost) started.
 """
+import os
 import ctypes
 import socket
 import struct
@@ -41,11 +44,51 @@ def index_list(s):
             return list(struct.unpack_from("<%dH" % n, data, 11))
 
 
+def kmsg():
+    try:
+        return os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+
+
+def started_us(pid):
+    """When PID started, in microseconds since boot (the kernel log's clock), or 0."""
+    try:
+        with open("/proc/%s/stat" % pid) as f:
+            ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        return ticks * 1000000 // os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def setup_failed(fd, since_us):
+    """A "hciN: Opcode 0x.... failed: -110" line in the kernel log after since_us (or None)."""
+    while fd is not None:
+        try:
+            rec = os.read(fd, 8192).decode(errors="replace")
+        except BlockingIOError:
+            return None
+        except OSError:       # EPIPE: overwritten records; go on
+            continue
+        head, _, msg = rec.partition(";")
+        fields = head.split(",")
+        ts = int(fields[2]) if len(fields) > 2 and fields[2].isdigit() else 0
+        if ts >= since_us and "hci" in msg and "failed: -110" in msg:
+            return msg
+    return None
+
+
 def main():
     want, secs = int(sys.argv[1]), float(sys.argv[2])
+    since = started_us(sys.argv[3]) if len(sys.argv) > 3 else int(time.monotonic() * 1e6)
+    log = kmsg()
     s = control_socket()
     end = time.monotonic() + secs
     while True:
+        bad = setup_failed(log, since)
+        if bad:
+            print("mgmt-ready: %s (the controller's setup failed)" % bad)
+            return 1
         ids = index_list(s)
         if len(ids) >= want:
             print("mgmt-ready: " + " ".join("hci%d" % i for i in sorted(ids)))
