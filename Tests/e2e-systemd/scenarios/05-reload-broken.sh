@@ -15,6 +15,7 @@ journal_mark
 systemctl reload beacon-tx.service
 if ! wait_until 10 _has_err; then
   journal_since -u beacon-tx.service -o verbose | grep -E '^ *(PRIORITY|MESSAGE|SYSLOG_IDENTIFIER)=' || true
+  echo "beacon-tx's $(tr '\0' '\n' < /proc/$pid/environ | grep JOURNAL_STREAM || echo 'no JOURNAL_STREAM'); its stderr: $(stat -L -c '%d:%i' /proc/$pid/fd/2), stdout: $(stat -L -c '%d:%i' /proc/$pid/fd/1)"
   fail "no error in journalctl -p err -u beacon-tx after the broken reload: $(journal_since -u beacon-tx.service -o cat | grep -m1 'reload' || true) (priority: see stdout)"
 fi
 echo "errors:"; journal_since -p err -u beacon-tx.service
