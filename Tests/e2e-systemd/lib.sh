@@ -216,9 +216,11 @@ expect_silent() {
   echo "silent for ${secs}s: ${*:-every iBeacon}"
 }
 
-# journal_mark: remembers the journal's end; journal_since [OPTIONS] prints what came after.
-journal_mark() { JOURNAL_CURSOR=$(journalctl --show-cursor -n 0 -q | sed -n 's/^-- cursor: //p'); }
-journal_since() { journalctl --after-cursor "$JOURNAL_CURSOR" --no-pager -q "$@"; }
+# journal_mark: remembers the time; journal_since [OPTIONS] prints the journal since then.
+# (Not --after-cursor: with matches such as -p err -u UNIT, systemd 252's journalctl skips the
+# first matching entry when the cursor's own entry does not match.)
+journal_mark() { JOURNAL_SINCE=@$EPOCHREALTIME; }
+journal_since() { journalctl --since "$JOURNAL_SINCE" --no-pager -q "$@"; }
 
 _e2e_err() {
   [ -s "$E2E_OUT/reason" ] ||
@@ -227,7 +229,12 @@ _e2e_err() {
 _e2e_exit() {
   local f
   rx_stop
-  for f in "${SAVED_CONFIGS[@]}"; do config_restore "$f"; done
+  for f in "${SAVED_CONFIGS[@]}"; do
+    [ -e "$f.e2e-orig" ] || continue
+    config_restore "$f"
+    # a unit that may run the edited config re-reads the restored one
+    if [ "$f" = "$KIOSK" ] && systemctl is-active -q beacon-tx.service; then systemctl reload beacon-tx.service || true; fi
+  done
 }
 trap '_e2e_err "$LINENO" "$BASH_COMMAND" "$?"' ERR
 trap _e2e_exit EXIT
