@@ -56,7 +56,7 @@ e2e: build release
 # The package under a real systemd: a qemu guest booted into systemd installs the .deb of
 # `make deb` and runs the service scenarios (see Tests/e2e-systemd/README.md; root, ~10 min).
 e2e-systemd: deb
-	DEB="$$(ls -t .build/deb/beacon-tx_*.deb | head -n 1)" Tests/e2e-systemd/run
+	DEB="$$(ls -t .build/deb/beacon-tx_*_$$(dpkg --print-architecture).deb | head -n 1)" Tests/e2e-systemd/run
 
 # libFuzzer harnesses (Fuzz/, a separate package): every harness for its share of FUZZ_SECONDS
 # (default 1800 s: about 14 million executions on a shared 2-core machine), plus the self-test that must crash.
