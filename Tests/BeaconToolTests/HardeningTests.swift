@@ -40,9 +40,16 @@ import Testing
         return (FakeHost(devices: [Controllers.device(0, up: false)], channels: [0: fake]), fake)
     }
 
+    /// The shell command lines of realProcessReportsLostStdout. A static property, not a literal in
+    /// `@Test(arguments:)`: Swift 6.0.3 (Debian 13's swiftlang) fails an assertion on a string
+    /// interpolation inside the macro's arguments.
+    static let realProcessCommandLines: [String] = [
+        "--help", "--version", "decode 01030c00", "start --uuid \(Golden.uuidText) --major 1 --minor 2 --dry-run",
+        "dump-config --uuid \(Golden.uuidText) --major 1 --minor 2", "start --help",
+    ]
+
     /// The real binary, as a shell runs it: `> /dev/full` and a closed stdout (`>&-`).
-    @Test(arguments: ["--help", "--version", "decode 01030c00", "start --uuid \(Golden.uuidText) --major 1 --minor 2 --dry-run",
-                      "dump-config --uuid \(Golden.uuidText) --major 1 --minor 2", "start --help"])
+    @Test(arguments: realProcessCommandLines)
     func realProcessReportsLostStdout(_ args: String) throws {
         for redirect in [">/dev/full", ">&-"] {
             let r = try shell("exec \"$BIN\" \(args) \(redirect)")
@@ -422,9 +429,10 @@ import Testing
     }
 }
 
-/// Runs `/bin/sh -c script` with `$BIN` set to the built beacon-tx.
+/// Runs `/bin/sh -c script` with `$BIN` set to the built beacon-tx: `.build/debug/beacon-tx`, or
+/// the executable BEACON_TX_TEST_BIN names (the aarch64 tests under qemu-user: scripts/test-arm64).
 func shell(_ script: String) throws -> (code: Int32, out: String, err: String) {
-    let bin = repoPath(".build/debug/beacon-tx")
+    let bin = ProcessInfo.processInfo.environment["BEACON_TX_TEST_BIN"] ?? repoPath(".build/debug/beacon-tx")
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/bin/sh")
     p.arguments = ["-c", script]

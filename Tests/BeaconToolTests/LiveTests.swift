@@ -80,11 +80,16 @@ import Testing
     @Test func hardwareErrorWhileAdvertisingReArmsInTheSameProcess() throws {
         let p = try plan(.extended)
         let otherScan = HCIEvent(code: .leMeta, parameters: [0x02, 0x00])
-        let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start) + [
+        // (the steps are appended one part at a time: Swift 6.0.3 cannot type-check the one `+` chain)
+        var steps = C.probe(extended: true) + C.okSteps(p.start)
+        steps += [
             .receive(.event(otherScan.packet)), .receive(.event(HCIEvent(code: .hardwareError, parameters: [0x07]).packet)),
             // No down/up from the kernel within the grace period: the session re-arms by itself.
             .receive(.timedOut),
-        ] + C.okSteps(p.start) + [.receive(.signal(15))] + C.okSteps(p.stop))
+        ]
+        steps += C.okSteps(p.start) + [.receive(.signal(15))]
+        steps += C.okSteps(p.stop)
+        let (h, fake) = host(steps)
         let clock = TestClock()
         clock.attach(fake)
         let r = tool(["start"] + goldenFlags, host: h, clock: clock)
@@ -102,9 +107,10 @@ import Testing
         let up = StackInternalDeviceEvent(kind: .up, deviceID: 0).event
         #expect(Hex.encode(down.packet) == "04fd06010004000000")
         // Down: nothing is sent (no HCIDEVUP, no command) and no timer is set; up: re-armed at once.
-        let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start) + [
-            .receive(.event(otherDevice.packet)), .receive(.event(down.packet)), .receive(.event(up.packet)),
-        ] + C.okSteps(p.start) + [.receive(.event(down.packet)), .receive(.signal(15))])
+        var steps = C.probe(extended: true) + C.okSteps(p.start)
+        steps += [.receive(.event(otherDevice.packet)), .receive(.event(down.packet)), .receive(.event(up.packet))]
+        steps += C.okSteps(p.start) + [.receive(.event(down.packet)), .receive(.signal(15))]
+        let (h, fake) = host(steps)
         let r = tool(["start"] + goldenFlags, host: h)
         #expect(r.code == 0, "\(r.err)")
         #expect(r.err.contains("hci0 down; waiting to re-arm"))
@@ -160,12 +166,16 @@ import Testing
     @Test func anotherProgramsResetIsReArmedAfterItCompletes() throws {
         let p = try plan(.extended)
         let clearSets = HCICommand.leClearAdvertisingSets
-        let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start) + [
+        var steps = C.probe(extended: true) + C.okSteps(p.start)
+        steps += [
             .receive(.command(HCICommand.reset.packet)), .receive(.event(C.ok(.reset).packet)),
             .receive(.timedOut),  // the settle time passes without the device going down
-        ] + C.okSteps(p.start) + [
-            .receive(.command(clearSets.packet)), .receive(.event(C.ok(clearSets).packet)), .receive(.timedOut),
-        ] + C.okSteps(p.start) + [.receive(.signal(15))] + C.okSteps(p.stop))
+        ]
+        steps += C.okSteps(p.start)
+        steps += [.receive(.command(clearSets.packet)), .receive(.event(C.ok(clearSets).packet)), .receive(.timedOut)]
+        steps += C.okSteps(p.start) + [.receive(.signal(15))]
+        steps += C.okSteps(p.stop)
+        let (h, fake) = host(steps)
         let clock = TestClock()
         clock.attach(fake)
         let r = tool(["start"] + goldenFlags, host: h, clock: clock)
