@@ -12,6 +12,11 @@ import Testing
         AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF), family: family)
     }
 
+    /// The parts of a conversation, in order. Not one `+` chain of step arrays: Swift 6.0.3 (Debian 13's
+    /// swiftlang) gives up on the longer ones ("unable to type-check this expression in reasonable
+    /// time") and takes long on the others, when an array literal of `.receive(...)` is among them.
+    func steps(_ parts: [ScriptedController.Step]...) -> [ScriptedController.Step] { parts.flatMap { $0 } }
+
     func host(_ steps: [ScriptedController.Step], up: Bool = true) -> (FakeHost, ScriptedController) {
         let fake = ScriptedController(steps)
         return (FakeHost(devices: [C.device(0, up: up), C.device(1)], channels: [0: fake]), fake)
@@ -19,7 +24,7 @@ import Testing
 
     @Test func startAutoUsesExtendedAndStopsOnSIGTERM() throws {
         let p = try plan(.extended)
-        let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start) + [.receive(.signal(15))] + C.okSteps(p.stop))
+        let (h, fake) = host(steps(C.probe(extended: true), C.okSteps(p.start), [.receive(.signal(15))], C.okSteps(p.stop)))
         let r = tool(["start"] + goldenFlags, host: h)
         #expect(r.code == 0, "\(r.err)")
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
@@ -36,7 +41,7 @@ import Testing
 
     @Test func startLegacyForcedSendsExactlyTheDryRunPlan() throws {
         let p = try plan(.legacy)
-        let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start) + [.receive(.signal(2))] + C.okSteps(p.stop))
+        let (h, fake) = host(steps(C.probe(extended: true), C.okSteps(p.start), [.receive(.signal(2))], C.okSteps(p.stop)))
         let r = tool(["start"] + goldenFlags + ["--controller", "legacy"], host: h)
         #expect(r.code == 0, "\(r.err)")
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
@@ -69,7 +74,7 @@ import Testing
         var steps = C.probe(extended: true)
         steps.append(.command(ext.start[0].command, replies: [C.fail(ext.start[0].command, .commandDisallowed)]))
         steps.append(.command(ext.start[1].command, replies: [C.fail(ext.start[1].command, .commandDisallowed)]))
-        steps += C.okSteps(legacy.start) + [.receive(.signal(15))] + C.okSteps(legacy.stop)
+        steps += self.steps(C.okSteps(legacy.start), [.receive(.signal(15))], C.okSteps(legacy.stop))
         let (h, fake) = host(steps)
         let r = tool(["start"] + goldenFlags, host: h)
         #expect(r.code == 0, "\(r.err)")
@@ -80,16 +85,11 @@ import Testing
     @Test func hardwareErrorWhileAdvertisingReArmsInTheSameProcess() throws {
         let p = try plan(.extended)
         let otherScan = HCIEvent(code: .leMeta, parameters: [0x02, 0x00])
-        // (the steps are appended one part at a time: Swift 6.0.3 cannot type-check the one `+` chain)
-        var steps = C.probe(extended: true) + C.okSteps(p.start)
-        steps += [
+        let (h, fake) = host(steps(C.probe(extended: true), C.okSteps(p.start), [
             .receive(.event(otherScan.packet)), .receive(.event(HCIEvent(code: .hardwareError, parameters: [0x07]).packet)),
             // No down/up from the kernel within the grace period: the session re-arms by itself.
             .receive(.timedOut),
-        ]
-        steps += C.okSteps(p.start) + [.receive(.signal(15))]
-        steps += C.okSteps(p.stop)
-        let (h, fake) = host(steps)
+        ], C.okSteps(p.start), [.receive(.signal(15))], C.okSteps(p.stop)))
         let clock = TestClock()
         clock.attach(fake)
         let r = tool(["start"] + goldenFlags, host: h, clock: clock)
@@ -107,10 +107,9 @@ import Testing
         let up = StackInternalDeviceEvent(kind: .up, deviceID: 0).event
         #expect(Hex.encode(down.packet) == "04fd06010004000000")
         // Down: nothing is sent (no HCIDEVUP, no command) and no timer is set; up: re-armed at once.
-        var steps = C.probe(extended: true) + C.okSteps(p.start)
-        steps += [.receive(.event(otherDevice.packet)), .receive(.event(down.packet)), .receive(.event(up.packet))]
-        steps += C.okSteps(p.start) + [.receive(.event(down.packet)), .receive(.signal(15))]
-        let (h, fake) = host(steps)
+        let (h, fake) = host(steps(C.probe(extended: true), C.okSteps(p.start), [
+            .receive(.event(otherDevice.packet)), .receive(.event(down.packet)), .receive(.event(up.packet)),
+        ], C.okSteps(p.start), [.receive(.event(down.packet)), .receive(.signal(15))]))
         let r = tool(["start"] + goldenFlags, host: h)
         #expect(r.code == 0, "\(r.err)")
         #expect(r.err.contains("hci0 down; waiting to re-arm"))
@@ -124,7 +123,7 @@ import Testing
     @Test func durationStopsCleanlyAndExits0() throws {
         let p = try plan(.extended)
         // One wait of the whole duration (no timer before it), then the stop plan.
-        let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start) + [.receive(.timedOut)] + C.okSteps(p.stop))
+        let (h, fake) = host(steps(C.probe(extended: true), C.okSteps(p.start), [.receive(.timedOut)], C.okSteps(p.stop)))
         let clock = TestClock()
         clock.attach(fake)
         let r = tool(["start"] + goldenFlags + ["--duration", "3"], host: h, clock: clock)
@@ -142,8 +141,8 @@ import Testing
         let p = try plan(.extended)
         let gone = StackInternalDeviceEvent(kind: .unregistered, deviceID: 0).event
         // Unplugged, then back (same address, up): opened and probed again, and the beacon re-armed.
-        let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start) + [.receive(.event(gone.packet))]
-                             + C.probe(extended: true) + C.okSteps(p.start) + [.receive(.signal(15))] + C.okSteps(p.stop))
+        let (h, fake) = host(steps(C.probe(extended: true), C.okSteps(p.start), [.receive(.event(gone.packet))],
+                                   C.probe(extended: true), C.okSteps(p.start), [.receive(.signal(15))], C.okSteps(p.stop)))
         h.deviceWaits = [.returned(C.device(0))]
         let r = tool(["start"] + goldenFlags + ["--device-timeout", "5"], host: h)
         #expect(r.code == 0, "\(r.err)")
@@ -156,7 +155,7 @@ import Testing
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
 
         // It does not come back: exit 69 after the timeout, naming the flag.
-        let (h2, fake2) = host(C.probe(extended: true) + C.okSteps(p.start) + [.receive(.event(gone.packet))])
+        let (h2, fake2) = host(steps(C.probe(extended: true), C.okSteps(p.start), [.receive(.event(gone.packet))]))
         let r2 = tool(["start"] + goldenFlags, host: h2)
         #expect(r2.code == 69)
         #expect(r2.err.contains("hci0 (00:AA:01:00:00:00) did not return within 60 s (--device-timeout); nothing is on air"))
@@ -166,16 +165,12 @@ import Testing
     @Test func anotherProgramsResetIsReArmedAfterItCompletes() throws {
         let p = try plan(.extended)
         let clearSets = HCICommand.leClearAdvertisingSets
-        var steps = C.probe(extended: true) + C.okSteps(p.start)
-        steps += [
+        let (h, fake) = host(steps(C.probe(extended: true), C.okSteps(p.start), [
             .receive(.command(HCICommand.reset.packet)), .receive(.event(C.ok(.reset).packet)),
             .receive(.timedOut),  // the settle time passes without the device going down
-        ]
-        steps += C.okSteps(p.start)
-        steps += [.receive(.command(clearSets.packet)), .receive(.event(C.ok(clearSets).packet)), .receive(.timedOut)]
-        steps += C.okSteps(p.start) + [.receive(.signal(15))]
-        steps += C.okSteps(p.stop)
-        let (h, fake) = host(steps)
+        ], C.okSteps(p.start), [
+            .receive(.command(clearSets.packet)), .receive(.event(C.ok(clearSets).packet)), .receive(.timedOut),
+        ], C.okSteps(p.start), [.receive(.signal(15))], C.okSteps(p.stop)))
         let clock = TestClock()
         clock.attach(fake)
         let r = tool(["start"] + goldenFlags, host: h, clock: clock)
@@ -237,13 +232,13 @@ import Testing
         let handles: [UInt8] = [0xEF, 0xEE, 0xED, 0xEC]
         let disables = handles.map { HCICommand.leSetExtendedAdvertisingEnable(false, sets: [AdvertisingSetEnable(handle: $0)]) }
         let unknown: (HCICommand) -> ScriptedController.Step = { .command($0, replies: [C.fail($0, .unknownAdvertisingIdentifier)]) }
-        let (h, fake) = host(C.probe(extended: true) + [C.okStep(disables[0])] + disables.dropFirst().map(unknown)
-                             + [C.okStep(.leRemoveAdvertisingSet(handle: 0xEF))])
+        let (h, fake) = host(steps(C.probe(extended: true), [C.okStep(disables[0])], disables.dropFirst().map(unknown),
+                                   [C.okStep(.leRemoveAdvertisingSet(handle: 0xEF))]))
         let first = tool(["stop"], host: h)
         #expect(first.code == 0, "\(first.err)")
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
         let legacyOff = HCICommand.leSetAdvertisingEnable(false)
-        fake.append(C.probe(extended: true) + disables.map(unknown) + [.command(legacyOff, replies: [C.fail(legacyOff, .commandDisallowed)])])
+        fake.append(steps(C.probe(extended: true), disables.map(unknown), [.command(legacyOff, replies: [C.fail(legacyOff, .commandDisallowed)])]))
         let again = tool(["stop", "--device", "hci0"], host: h)
         #expect(again.code == 0, "\(again.err)")
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
@@ -306,7 +301,7 @@ import Testing
 
     @Test func aLateDeviceIsStartedWhenItAppearsAndGivenTimeToBePoweredFirst() throws {
         let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF), family: .extended)
-        let fake = ScriptedController(Controllers.probe(extended: true) + Controllers.okSteps(p.start) + [.receive(.signal(15))] + Controllers.okSteps(p.stop))
+        let fake = ScriptedController(steps(Controllers.probe(extended: true), Controllers.okSteps(p.start), [.receive(.signal(15))], Controllers.okSteps(p.stop)))
         let h = FakeHost(devices: [], channels: [0: fake])
         // Registered down first (the kernel sets it up), then up (bluetoothd powered it).
         h.deviceWaits = [.returned(Controllers.device(0, up: false)), .returned(Controllers.device(0))]
