@@ -97,11 +97,17 @@ import Testing
         let p = try plan()
         var seen: [String] = []
         func read() -> String { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "(none)" }
-        let fake = ScriptedController(C.probe(extended: true) + C.okSteps(p.start) + [
+        // (the steps in parts: Swift 6.0.3 cannot type-check them as one `+` chain)
+        var steps = C.probe(extended: true) + C.okSteps(p.start)
+        steps += [
             .receive(.timedOut),                       // idle: look at the file
             .receive(.command(HCICommand.reset.packet)), .receive(.event(C.ok(.reset).packet)),
             .receive(.timedOut),                       // the settle time passes: re-armed
-        ] + C.okSteps(p.start) + [.receive(.timedOut), .receive(.signal(15))] + C.okSteps(p.stop))
+        ] as [ScriptedController.Step]
+        steps += C.okSteps(p.start)
+        steps += [.receive(.timedOut), .receive(.signal(15))] as [ScriptedController.Step]
+        steps += C.okSteps(p.stop)
+        let fake = ScriptedController(steps)
         let clock = TestClock()
         fake.onTimeout = { ms in
             seen.append(read())
