@@ -139,12 +139,13 @@ final class FakeKernel: @unchecked Sendable {
         #expect(kernel.isFullyConsumed, "\(kernel.unexpected)")
     }
 
-    /// Everything ready at once: the signal first, then the device event, then the socket's event;
-    /// nothing is lost between the calls.
-    @Test func aSignalComesBeforeTheDeviceEventAndTheDeviceEventBeforeTheSocket() throws {
+    /// Everything ready at once: the signal first, then the socket's event (queued before the device
+    /// event: the kernel's init HCI Reset precedes HCI_DEV_UP), then the device event; nothing is lost
+    /// between the calls.
+    @Test func aSignalComesFirstThenTheSocketThenTheDeviceEvent() throws {
         let kernel = FakeKernel()
         let all: [Int32: Int16] = [Self.socket: Self.pollIn, Self.signalfd: Self.pollIn, Self.watch: Self.pollIn]
-        kernel.polls = [.ready(all), .ready(all), .ready([Self.socket: Self.pollIn])]
+        kernel.polls = [.ready(all), .ready(all), .ready([Self.watch: Self.pollIn])]
         kernel.reads = [
             Self.signalfd: [.bytes(Self.sigterm), .fails(EAGAIN)],
             Self.watch: [.bytes(Self.hci0Down)],
@@ -152,8 +153,8 @@ final class FakeKernel: @unchecked Sendable {
         ]
         let ch = channel(kernel)
         #expect(try ch.receive(timeoutMilliseconds: -1) == .signal(SIGTERM))
-        #expect(try ch.receive(timeoutMilliseconds: -1) == .event(Self.hci0Down))
         #expect(try ch.receive(timeoutMilliseconds: -1) == .event(Self.resetComplete))
+        #expect(try ch.receive(timeoutMilliseconds: -1) == .event(Self.hci0Down))
         #expect(kernel.pollTimeouts == [-1, -1, -1])
         #expect(kernel.isFullyConsumed, "\(kernel.unexpected)")
     }

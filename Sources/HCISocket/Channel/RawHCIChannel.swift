@@ -126,15 +126,25 @@ public final class RawHCIChannel: HCIChannel {
             if fds[1].revents != 0, let signal = signals?.take() {
                 return .signal(signal)
             }
-            if fds[2].revents != 0, let packet = readDeviceEvent() {
-                return .event(packet)
-            }
+            // The socket before the device events: the kernel queues them in causal order on two
+            // sockets (its init HCI Reset is copied to us before HCI_DEV_UP, a power-off's disables
+            // before HCI_DEV_DOWN), so the socket's older packets go first. Read the other way round,
+            // the HCI Reset of `hciconfig hci0 up` looked like another program's reset after the re-arm.
             let socketEvents = fds[0].revents
             if socketEvents & Int16(POLLNVAL) != 0 {
                 throw .system(call: "poll", device: name, errno: EBADF, message: Errno(EBADF).description)
             }
-            if socketEvents != 0, let packet = try readPacket(hangup: socketEvents & Int16(POLLHUP) != 0) {
-                return packet
+            if socketEvents != 0 {
+                do {
+                    if let packet = try readPacket(hangup: socketEvents & Int16(POLLHUP) != 0) { return packet }
+                } catch {
+                    // Detached by an unplug: the device event says so, if it is there.
+                    if fds[2].revents != 0, let packet = readDeviceEvent() { return .event(packet) }
+                    throw error
+                }
+            }
+            if fds[2].revents != 0, let packet = readDeviceEvent() {
+                return .event(packet)
             }
         }
     }
