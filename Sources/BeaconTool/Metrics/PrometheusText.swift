@@ -55,24 +55,18 @@ enum PrometheusText {
         return out
     }
 
-    static func escapeLabel(_ s: String) -> String {
-        var out = ""
-        for c in s.unicodeScalars {
-            switch c {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
+    /// A label value: backslash, double quote and line feed escaped.
+    static func escapeLabel(_ s: String) -> String { escape(s, quotes: true) }
 
-    static func escapeHelp(_ s: String) -> String {
+    /// HELP text: backslash and line feed escaped (quotes stay as they are).
+    static func escapeHelp(_ s: String) -> String { escape(s, quotes: false) }
+
+    private static func escape(_ s: String, quotes: Bool) -> String {
         var out = ""
         for c in s.unicodeScalars {
             switch c {
             case "\\": out += "\\\\"
+            case "\"" where quotes: out += "\\\""
             case "\n": out += "\\n"
             default: out.unicodeScalars.append(c)
             }

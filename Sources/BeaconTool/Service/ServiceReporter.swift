@@ -50,6 +50,11 @@ final class ServiceReporter {
             next.lastRearm = .init(at: now - ago, reason: rearmReason)
         }
         save(next)
+        announce(text)
+    }
+
+    /// `READY=1` with `text` the first time (and after `reloading()`), else `STATUS=text` alone.
+    private func announce(_ text: String) {
         if needsReady {
             needsReady = false
             notifier.ready(status: text)
@@ -77,18 +82,13 @@ final class ServiceReporter {
         save(next)
     }
 
-    /// `start` waits for its device to appear (`why` says for what): the state file says so, and
+    /// `start` waits for its device to appear (`text` says for what): the state file says so, and
     /// systemd gets `READY=1` with it as `STATUS=`. The service is doing what it was asked to do, so
     /// neither boot nor `systemctl start` waits for an adapter that may come hours later; the beacons'
     /// `STATUS=` follows when they are on air.
     func waiting(_ text: String) {
         recordOffAir(text)
-        if needsReady {
-            needsReady = false
-            notifier.ready(status: text)
-        } else {
-            notifier.status(text)
-        }
+        announce(text)
     }
 
     func reloading() {
