@@ -97,6 +97,16 @@ kiosk_up() {
   }
 }
 
+# kiosk_heard: kiosk_up, then sets `pid` (beacon-tx.service's MainPID) and `ids` (the config's
+# beacons), starts the receiver on hci1 and waits (10 s) until every beacon is heard there.
+kiosk_heard() {
+  kiosk_up
+  pid=$(unit_pid beacon-tx.service)
+  mapfile -t ids < <(config_ids "$KIOSK")
+  rx_start hci1
+  expect_heard 10 "${ids[@]}"
+}
+
 # hci_up hciN [SECS]: waits (default 15 s) until hciN exists and is UP.
 hci_up() { wait_until "${2:-15}" _hci_is_up "$1" || fail "$1 is not up: $(hciconfig "$1" 2>&1 | head -n 3)"; }
 _hci_is_up() { [ -e "/sys/class/bluetooth/$1" ] && [[ $(hciconfig "$1" 2> /dev/null) == *"UP RUNNING"* ]]; }
@@ -140,8 +150,8 @@ rx_start() {
     while :; do
       "${PY[@]}" "$BED/tools/rawscan.py" --mode extended --reenable 0.5 "$1" >> "$RX_FILE" 2>&1 &
       p=$!
-      wait "$p"
-      echo "# receiver exited ($?), restarting" >> "$RX_FILE"
+      rc=0; wait "$p" || rc=$?   # under set -e a bare failing wait ended the loop it is meant to keep
+      echo "# receiver exited ($rc), restarting" >> "$RX_FILE"
       _sleep 0.5
     done
   ) &

@@ -3,11 +3,7 @@
 # within a few seconds and the old one is gone, in the same process (MainPID).
 . "$BED/lib.sh"
 
-kiosk_up
-pid=$(unit_pid beacon-tx.service)
-mapfile -t ids < <(config_ids "$KIOSK")
-rx_start hci1
-expect_heard 10 "${ids[@]}"
+kiosk_heard
 old=${ids[0]} minor=${ids[0]##*-}
 config_set "$KIOSK" "beacons.0.minor=$((minor + 100))"
 new=$(config_ids "$KIOSK" | head -n 1)

@@ -3,11 +3,7 @@
 # unit stays active in the same process, and the old beacons stay on air.
 . "$BED/lib.sh"
 
-kiosk_up
-pid=$(unit_pid beacon-tx.service)
-mapfile -t ids < <(config_ids "$KIOSK")
-rx_start hci1
-expect_heard 10 "${ids[@]}"
+kiosk_heard
 config_save "$KIOSK"
 printf '{ "device": "hci0", "beacons": [ { "uuid": \n' > "$KIOSK"
 _has_err() { [ -n "$(journal_since -p err -u beacon-tx.service)" ]; }

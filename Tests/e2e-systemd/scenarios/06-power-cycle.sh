@@ -3,11 +3,7 @@
 # off, the beacons back within a few seconds after power on, in the same process.
 . "$BED/lib.sh"
 
-kiosk_up
-pid=$(unit_pid beacon-tx.service)
-mapfile -t ids < <(config_ids "$KIOSK")
-rx_start hci1
-expect_heard 10 "${ids[@]}"
+kiosk_heard
 addr=$(hciconfig hci0 | sed -n 's/.*BD Address: \([0-9A-F:]*\).*/\1/p')
 btctl() {   # btctl CMD...: bluetoothctl on hci0 (its default controller, else selected first)
   if [[ $(bluetoothctl list) == *"$addr"*"[default]"* ]]; then

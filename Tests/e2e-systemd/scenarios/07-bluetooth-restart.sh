@@ -3,11 +3,7 @@
 # as it starts): the beacons are back within a few seconds, in the same process.
 . "$BED/lib.sh"
 
-kiosk_up
-pid=$(unit_pid beacon-tx.service)
-mapfile -t ids < <(config_ids "$KIOSK")
-rx_start hci1
-expect_heard 10 "${ids[@]}"
+kiosk_heard
 step "restart bluetooth"
 rx_clear
 t0=$(now_us)

@@ -4,11 +4,7 @@
 # kiosk's beacons stay on air and the intruder's are never heard.
 . "$BED/lib.sh"
 
-kiosk_up
-pid=$(unit_pid beacon-tx.service)
-mapfile -t ids < <(config_ids "$KIOSK")
-rx_start hci1
-expect_heard 10 "${ids[@]}"
+kiosk_heard
 intruder=(--device hci0 --uuid E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 --major 7 --minor 7)
 other=e2c56db5dffb48d2b060d0f5a71096e0-7-7
 for mode in foreground detach; do

@@ -6,11 +6,7 @@
 # device's index until the last raw socket bound to it is closed.)
 . "$BED/lib.sh"
 
-kiosk_up
-pid=$(unit_pid beacon-tx.service)
-mapfile -t ids < <(config_ids "$KIOSK")
-rx_start hci1
-expect_heard 10 "${ids[@]}"
+kiosk_heard
 rx_stop
 step "unplug"
 systemctl stop btvirt.service
