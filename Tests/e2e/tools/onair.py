@@ -2,6 +2,7 @@
 """onair: what a receiver heard, from rawscan.py --clock logs (the e2e bed's on-air figures).
 
     onair.py SCANLOG [--since T] [--until T] [--addr ADDR] [--dwell MS] [--after T] [--json]
+             [--tag NAME=HEX ...] [--any-addr]
 
 Reads the `report ... t=SECONDS data=HEX` lines and keeps the iBeacons (Apple 4c000215), one
 group per major.minor (and address), between --since and --until (wall-clock seconds; default
@@ -19,6 +20,10 @@ the receiver's runs (consecutive reports of one beacon) give the dwell it measur
 report at or after T, relative to T. --gap-after T: the off-air gap an event at T caused (the
 largest gap between two reports in T-1 .. T+10 s): `gap_off_s=G back_s=B`, its length and its end
 relative to T (the first report heard again). --json prints one object with the same figures.
+--tag NAME=HEX (repeatable): a report that is no iBeacon but whose data contains HEX (another
+program's advertisement, a kernel instance) counts as the beacon NAME (`beacon NAME addr=...`).
+--any-addr: one group per beacon whatever the address (`addr=*`): the kernel advertises its
+non-connectable instances from a new random address each time it schedules one.
 """
 import argparse
 import json
@@ -47,7 +52,10 @@ def main():
     ap.add_argument("--after", type=float)
     ap.add_argument("--gap-after", type=float)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--tag", action="append", default=[])
+    ap.add_argument("--any-addr", action="store_true")
     a = ap.parse_args()
+    tags = [t.split("=", 1) for t in a.tag]
     heard = []   # (t, beacon, addr)
     with open(a.log, errors="replace") as f:
         for line in f:
@@ -55,11 +63,13 @@ def main():
             if not m:
                 continue
             t, addr, ib = float(m.group(3)), m.group(2), ibeacon(m.group(4))
+            if ib is None:
+                ib = next((name for name, hx in tags if hx.lower() in m.group(4)), None)
             if ib is None or (a.addr and addr != a.addr):
                 continue
             if (a.since is not None and t < a.since) or (a.until is not None and t > a.until):
                 continue
-            heard.append((t, ib, addr))
+            heard.append((t, ib, "*" if a.any_addr else addr))
     heard.sort()
     out = {"beacons": [], "window_s": 0.0}
     if not heard:
@@ -72,7 +82,7 @@ def main():
     groups = {}
     for t, ib, addr in heard:
         groups.setdefault((ib, addr), []).append(t)
-    for (ib, addr), ts in sorted(groups.items(), key=lambda kv: [int(x) for x in kv[0][0].split(".")] + [kv[0][1]]):
+    for (ib, addr), ts in sorted(groups.items(), key=lambda kv: ((0, [int(x) for x in kv[0][0].split(".")]) if "." in kv[0][0] else (1, [kv[0][0]])) + (kv[0][1],)):
         edges = [lo] + ts + [hi]
         gap = max(b - x for x, b in zip(edges, edges[1:]))
         out["beacons"].append({"beacon": ib, "addr": addr, "reports": len(ts), "per_s": round(len(ts) / window, 2),

@@ -1,0 +1,16 @@
+#!/bin/bash
+# e2e-controllers: rootcanal legacy-only
+# rc-bluez-bed (issue 23): the bed for single-instance controllers: bluetoothd manages the
+# legacy-only RootCanal hci0, and the kernel rotates its own MGMT instances (`btmgmt add-adv`) on
+# the one legacy instance; the independent receiver on hci1 hears both, each for ~2 s in turn.
+. "$(dirname "$0")/rc.inc"
+rc_bluez
+btmgmt_cmd 0 advinfo | tee "$E2E_OUT/advinfo.txt"
+rc_rx
+rc_kernel_adv 1
+rc_kernel_adv 2
+_sleep 1
+t0=$EPOCHREALTIME; _sleep 8; t1=$EPOCHREALTIME
+rc_onair --since "$t0" --until "$t1" --any-addr "$(rc_ktag 1)" "$(rc_ktag 2)" | tee "$E2E_OUT/onair.txt"
+for n in 1 2; do rc_krate "$n" --since "$t0" --until "$t1"; rc_at_least "$RC_RATE" 1 "kernel instance $n heard"; done
+
