@@ -28,6 +28,7 @@ static const int beacon_tx_BTPROTO_HCI = BTPROTO_HCI;
 static const int beacon_tx_SOL_HCI = SOL_HCI;
 static const int beacon_tx_HCI_FILTER = HCI_FILTER;
 static const unsigned short beacon_tx_HCI_CHANNEL_RAW = HCI_CHANNEL_RAW;
+static const unsigned short beacon_tx_HCI_CHANNEL_CONTROL = HCI_CHANNEL_CONTROL;
 static const int beacon_tx_HCI_EVENT_PKT = HCI_EVENT_PKT;
 static const int beacon_tx_HCI_COMMAND_PKT = HCI_COMMAND_PKT;
 static const int beacon_tx_HCI_UP_FLAG = HCI_UP;

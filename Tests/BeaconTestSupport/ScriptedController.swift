@@ -149,6 +149,16 @@ public final class FakeHost: HCIHost {
         return c
     }
 
+    /// The management interface `openControl` hands out; nil: opening it fails as on a kernel
+    /// without Bluetooth management.
+    public var control: ScriptedKernel?
+
+    public func openControl(watchSignals: Bool) throws(TransportError) -> MGMTChannel {
+        log.append("open control\(watchSignals ? " +signals" : "")")
+        guard let control else { throw .bluetoothUnsupported }
+        return control
+    }
+
     public func up(deviceID: UInt16) throws(TransportError) {
         log.append("up hci\(deviceID)")
         if let upError { throw upError }

@@ -236,3 +236,34 @@ final class FakeKernel: @unchecked Sendable {
         }
     }
 }
+
+/// `ControlChannel` (HCI_CHANNEL_CONTROL) over the fake kernel.
+@Suite struct ControlChannelTests {
+    static let socket: Int32 = 20
+    static let signalfd: Int32 = 21
+
+    @Test func sendsWholeAndMapsErrno() throws {
+        let kernel = FakeKernel()
+        kernel.writes = [.count(6), .count(3), .fails(EPERM)]
+        let ch = ControlChannel(socket: Self.socket, signalDescriptor: nil, system: kernel.calls)
+        try ch.send([0x3d, 0, 0, 0, 0, 0])
+        #expect(throws: TransportError.system(call: "write", device: "the control channel", errno: EIO, message: "short write: 3 of 6 bytes")) {
+            try ch.send([0x3d, 0, 0, 0, 0, 0])
+        }
+        #expect(throws: TransportError.permissionDenied(call: "write", device: "the control channel")) { try ch.send([0x3d, 0, 0, 0, 0, 0]) }
+        #expect(kernel.isFullyConsumed, "\(kernel.unexpected)")
+    }
+
+    @Test func receivesAnEventASignalFirstAndTimesOut() throws {
+        let kernel = FakeKernel()
+        let removed: [UInt8] = [0x24, 0x00, 0x00, 0x00, 0x01, 0x00, 0x05]
+        kernel.polls = [.ready([Self.socket: Int16(POLLIN), Self.signalfd: Int16(POLLIN)]), .ready([Self.socket: Int16(POLLIN)]),
+                        .nothing(afterMilliseconds: 100)]
+        kernel.reads = [Self.signalfd: [.bytes(RawHCIChannelTests.sigterm)], Self.socket: [.bytes(removed)]]
+        let ch = ControlChannel(socket: Self.socket, signalDescriptor: Self.signalfd, system: kernel.calls)
+        #expect(try ch.receive(timeoutMilliseconds: 100) == .signal(SIGTERM))
+        #expect(try ch.receive(timeoutMilliseconds: 100) == .event(removed))
+        #expect(try ch.receive(timeoutMilliseconds: 100) == .timedOut)
+        #expect(kernel.isFullyConsumed, "\(kernel.unexpected)")
+    }
+}

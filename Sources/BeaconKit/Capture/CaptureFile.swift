@@ -285,19 +285,3 @@ public struct CaptureRecord: Hashable, Sendable {
         }
     }
 }
-
-/// MGMT command names (BlueZ doc/mgmt-api.txt) for the ones that touch advertising or the
-/// controller's power; others print as their opcode.
-public enum MGMTCommand {
-    static let names: [UInt16: String] = [
-        0x0005: "Set Powered", 0x0006: "Set Discoverable", 0x0007: "Set Connectable", 0x000d: "Set Low Energy",
-        0x000f: "Set Local Name", 0x0029: "Set Advertising", 0x002a: "Set BR/EDR", 0x003e: "Add Advertising",
-        0x003f: "Remove Advertising", 0x0043: "Set Appearance", 0x0054: "Add Extended Advertising Parameters",
-        0x0055: "Add Extended Advertising Data",
-    ]
-
-    /// `Remove Advertising (0x003f)`.
-    public static func text(_ opcode: UInt16) -> String {
-        "\(names[opcode] ?? "MGMT command") (\(Hex.word(opcode)))"
-    }
-}

@@ -81,6 +81,8 @@ public protocol HCIHost: AnyObject {
     /// signal (SIGINT, SIGTERM, SIGHUP) arrives, or the timeout passes (negative: no timeout). Never
     /// brings a device up.
     func waitForDevice(_ wanted: WantedDevice, timeoutMilliseconds: Int) throws(TransportError) -> DeviceWait
+    /// Opens the kernel's management interface (HCI_CHANNEL_CONTROL); `watchSignals` as for `open`.
+    func openControl(watchSignals: Bool) throws(TransportError) -> MGMTChannel
 }
 
 /// The controller a `waitForDevice` waits for.

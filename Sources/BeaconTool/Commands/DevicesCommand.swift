@@ -23,6 +23,8 @@ enum DevicesCommand: Subcommand {
         var problem: String?
         /// Without CAP_NET_RAW: the controller fields are missing for that reason alone.
         var needsPrivilege = false
+        /// Read Advertising Features on the control channel, when it answered.
+        var kernel: MGMTAdvertisingFeatures? = nil
 
         var json: JSON {
             var pairs: [(String, JSON)] = [
@@ -40,6 +42,10 @@ enum DevicesCommand: Subcommand {
                     ("advertisingSets", caps.numberOfSupportedAdvertisingSets.map { .number(Double($0)) } ?? .null),
                 ]
             }
+            if let kernel {
+                pairs += [("kernelInstances", .array(kernel.instances.sorted().map { .number(Double($0)) })),
+                          ("maxKernelInstances", .number(Double(kernel.maxInstances)))]
+            }
             if let problem { pairs.append(("error", .string(problem))) }
             if needsPrivilege { pairs.append(("needCapNetRaw", .array(DevicesCommand.controllerFields.map(JSON.string)))) }
             return .object(pairs)
@@ -54,6 +60,7 @@ enum DevicesCommand: Subcommand {
                     ? "yes (max data \(caps.maximumAdvertisingDataLength.map(String.init) ?? "?") bytes, \(caps.numberOfSupportedAdvertisingSets.map(String.init) ?? "?") sets)"
                     : "no")
             }
+            if let kernel { t += "  " + KernelAdvertising.text(kernel) }
             if let problem { t += "  (\(problem))" }
             return t
         }
@@ -74,7 +81,9 @@ enum DevicesCommand: Subcommand {
                 continue
             }
             do {
-                rows.append(Row(info: info, caps: try capabilities(info, host, timeout: timeout, verbose: a.has("--verbose"), ctx), problem: nil))
+                var row = Row(info: info, caps: try capabilities(info, host, timeout: timeout, verbose: a.has("--verbose"), ctx), problem: nil)
+                row.kernel = try? KernelAdvertising.read(host, index: info.id, timeout: timeout, verbose: a.has("--verbose"), ctx).get()
+                rows.append(row)
             } catch where error.code == .noPermission {
                 // What the kernel tells anyone stays listed; the controller's own answers need CAP_NET_RAW.
                 rows.append(Row(info: info, caps: nil, problem: Self.privilegeProblem, needsPrivilege: true))

@@ -82,6 +82,11 @@ public final class RawHCIHost: HCIHost {
     }
 
     /// HCIDEVUP. A controller that is already up is a success (EALREADY).
+    /// The control channel (HCI_CHANNEL_CONTROL): the kernel's MGMT interface.
+    public func openControl(watchSignals: Bool) throws(TransportError) -> MGMTChannel {
+        try ControlChannel(watchSignals: watchSignals)
+    }
+
     public func up(deviceID: UInt16) throws(TransportError) {
         try deviceControl(beacon_tx_HCIDEVUP, call: "ioctl(HCIDEVUP)", deviceID: deviceID, alreadyIsSuccess: true)
     }

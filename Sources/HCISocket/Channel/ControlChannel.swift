@@ -1,0 +1,129 @@
+import BeaconKit
+import CBlueZ
+import Glibc
+import SystemCalls
+
+/// The kernel's Bluetooth Management interface: a raw BlueZ socket bound to HCI_DEV_NONE on
+/// HCI_CHANNEL_CONTROL. Writes MGMT command packets, reads MGMT events (answers to our commands and
+/// the events the kernel sends every control socket: Index Added/Removed, New Settings, Advertising
+/// Added/Removed of other sockets' instances).
+///
+/// The bind needs no privilege; without CAP_NET_ADMIN the socket is untrusted and the kernel answers
+/// the commands that change state with Permission Denied (0x14), not an errno.
+public final class ControlChannel: MGMTChannel {
+    private var socketDescriptor: Int32
+    private var signals: SignalWatch?
+    /// One datagram: an event's parameters are at most 64 KiB (Parameter Length is 16 bits).
+    private var buffer = [UInt8](repeating: 0, count: 6 + 65_535)
+    private let system: SystemCalls
+    static let name = "the control channel"
+
+    /// socket(AF_BLUETOOTH, SOCK_RAW | SOCK_CLOEXEC, BTPROTO_HCI), bind to HCI_DEV_NONE on
+    /// HCI_CHANNEL_CONTROL; with `watchSignals`, SIGINT and SIGTERM (and SIGHUP) come through `receive`.
+    public init(watchSignals: Bool) throws(TransportError) {
+        system = .live
+        let fd = try openHCISocket(device: Self.name)
+        socketDescriptor = fd
+        do {
+            try Self.bind(fd)
+            if watchSignals { signals = try SignalWatch(device: Self.name) }
+        } catch {
+            closeDescriptor(fd)
+            socketDescriptor = -1
+            throw error
+        }
+    }
+
+    /// A channel over a descriptor that is already open, for the unit tests with a fake kernel.
+    init(socket: Int32, signalDescriptor: Int32?, system: SystemCalls) {
+        self.system = system
+        socketDescriptor = socket
+        signals = signalDescriptor.map { SignalWatch(descriptor: $0, system: system) }
+    }
+
+    deinit { close() }
+
+    public func close() {
+        signals?.close()
+        signals = nil
+        if socketDescriptor >= 0 {
+            system.closeDescriptor(socketDescriptor)
+            socketDescriptor = -1
+        }
+    }
+
+    /// One packet in one write; a short write is an error, never a second write.
+    public func send(_ packet: [UInt8]) throws(TransportError) {
+        let written: Int
+        do {
+            written = try systemCall { packet.withUnsafeBytes { system.write(socketDescriptor, $0) } }
+        } catch {
+            throw transportError(error, call: "write", device: Self.name, available: { [] })
+        }
+        if written != packet.count {
+            throw .system(call: "write", device: Self.name, errno: EIO, message: "short write: \(written) of \(packet.count) bytes")
+        }
+    }
+
+    /// One blocking poll on the socket and the signalfd: a signal first, then one event.
+    public func receive(timeoutMilliseconds: Int) throws(TransportError) -> MGMTReceive {
+        guard socketDescriptor >= 0 else {
+            throw .system(call: "poll", device: Self.name, errno: EBADF, message: "the channel is closed")
+        }
+        let deadline = timeoutMilliseconds < 0 ? nil : MonotonicInstant.after(milliseconds: timeoutMilliseconds, system)
+        let forever = timeoutMilliseconds < 0 || deadline == nil
+        var fds = [pollfd(fd: socketDescriptor, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: signals?.descriptor ?? -1, events: Int16(POLLIN), revents: 0)]
+        while true {
+            let wait: Int32 = forever ? -1 : (deadline?.millisecondsFromNow(system) ?? 0)
+            for i in fds.indices { fds[i].revents = 0 }
+            let ready: Int32
+            do {
+                ready = try systemCall { fds.withUnsafeMutableBufferPointer { system.poll($0, wait) } }
+            } catch {
+                throw transportError(error, call: "poll", device: Self.name, available: { [] })
+            }
+            if ready == 0 {
+                if forever { continue }
+                if let deadline, MonotonicInstant.now(system) < deadline { continue }
+                return .timedOut
+            }
+            if fds[1].revents != 0, let signal = signals?.take() { return .signal(signal) }
+            if fds[0].revents & Int16(POLLNVAL) != 0 {
+                throw .system(call: "poll", device: Self.name, errno: EBADF, message: Errno(EBADF).description)
+            }
+            if fds[0].revents != 0 {
+                let count: Int
+                do {
+                    count = try systemCall { buffer.withUnsafeMutableBytes { system.receive(socketDescriptor, $0, Int32(MSG_DONTWAIT)) } }
+                } catch where error.code == EAGAIN || error.code == EWOULDBLOCK {
+                    continue
+                } catch {
+                    throw transportError(error, call: "read", device: Self.name, available: { [] })
+                }
+                if count == 0 {
+                    throw .system(call: "read", device: Self.name, errno: 0, message: "the socket was closed by the kernel")
+                }
+                return .event(Array(buffer.prefix(min(count, buffer.count))))
+            }
+        }
+    }
+
+    private static func bind(_ fd: Int32) throws(TransportError) {
+        var address = sockaddr_hci()
+        address.hci_family = sa_family_t(beacon_tx_AF_BLUETOOTH)
+        address.hci_dev = beacon_tx_HCI_DEV_NONE
+        address.hci_channel = beacon_tx_HCI_CHANNEL_CONTROL
+        do {
+            _ = try systemCall {
+                withUnsafePointer(to: &address) { pointer in
+                    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                        Glibc.bind(fd, generic, socklen_t(MemoryLayout<sockaddr_hci>.size))
+                    }
+                }
+            }
+        } catch {
+            throw transportError(error, call: "bind(HCI_CHANNEL_CONTROL)", device: name, available: { [] })
+        }
+    }
+}
