@@ -80,6 +80,21 @@ import Testing
         #expect(try MGMTEvent(packet: Hex.decode("0b0000000000")!).decoded() == .other)
     }
 
+    /// Read Controller Information's answer is longer than 255 octets (plen 0x011b = 283): both length octets count.
+    @Test func readControllerInformationAnswer() throws {
+        let name = Array("hci0-pi".utf8) + [UInt8](repeating: 0, count: 249 - 7)
+        let hex = "010000001b01" + "0400" + "00" + "230000" + "01aa00" + "09" + "f105" + "ffff0100" + "c1060000" + "000000"
+            + Hex.encode(name) + String(repeating: "00", count: 11)
+        let event = try MGMTEvent(packet: Hex.decode(hex)!)
+        guard case let .commandComplete(op, .success, returned) = try event.decoded() else { Issue.record("not a Command Complete"); return }
+        #expect(op == .readControllerInformation && returned.count == 280)
+        let info = try MGMTControllerInformation(returnParameters: returned)
+        #expect(info.address == "00:AA:01:00:00:23")
+        #expect(info.currentSettings.names == ["Powered", "Secure Simple Pairing", "Basic Rate/Enhanced Data Rate", "Low Energy", "Advertising"])
+        #expect(info.currentSettings.contains(.powered))
+        #expect(MGMTText.describe(event).contains("        Name: hci0-pi"))
+    }
+
     /// Every cut of a valid packet, and every length octet set wrong, throws or decodes: never traps.
     @Test func kernelBytesNeverTrap() {
         let packets = ["010000000d00" + "3d00" + "00" + "7f000000" + "1f" + "1f" + "05" + "02" + "0103",
