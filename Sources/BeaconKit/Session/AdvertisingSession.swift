@@ -133,6 +133,25 @@ public final class AdvertisingSession {
     private var cycleOff = false
     private var pairsDone = 0
 
+    /// The other owner of a single legacy instance (the kernel's MGMT instances), as it last wrote
+    /// it: written back by `stop` (`ForeignLegacyAdvertising`).
+    public private(set) var foreignLegacy = ForeignLegacyAdvertising()
+    /// The kernel's advertising instances (MGMT Read Advertising Features) when the pump could ask
+    /// before `start`; nil = not known.
+    public var kernelInstances: [UInt8]?
+    /// When to stop fighting another owner of the instance (`FightBudget`).
+    public var fightBudget = FightBudget()
+    /// Yielded to another owner: not re-arming until it is quiet (`FightBudget`).
+    public private(set) var isYielding = false
+    /// How many times the session yielded.
+    public private(set) var yieldCount = 0
+    /// Said once when beacon-tx displaces another owner's advertising on a single instance (start
+    /// log, systemd STATUS); nil while nobody is displaced.
+    public private(set) var displacementNote: String?
+    /// Whose advertising that is ("the kernel's advertising instance 1"), for the systemd STATUS.
+    public private(set) var displacedOwner: String?
+    private var takeoverPending = false
+
     public var settleMilliseconds: Int64 = 250
     public var hardwareErrorGraceMilliseconds: Int64 = 3000
     public var retryMilliseconds: Int64 = 1000
@@ -192,6 +211,9 @@ public final class AdvertisingSession {
         let family: AdvertisingFamily
         do { family = try Advertiser.chooseFamily(configuration.family, caps, device: device) } catch { throw .start(error) }
         try putOnAir(family: family)
+        if plan?.family == .legacy, let ids = kernelInstances, !ids.isEmpty {
+            noteDisplacement("the kernel's advertising instance\(ids.count == 1 ? "" : "s") \(ids.map(String.init).joined(separator: ", "))")
+        }
         state = .onAir
         let t = now()
         endAt = schedule.durationMilliseconds.map { t + $0 }
@@ -269,7 +291,32 @@ public final class AdvertisingSession {
         }
         guard let plan, state != .deviceGone else { return }
         if isDown { return }  // nothing can be on air
-        for step in plan.stop { try runner.run(step) }
+        // Yielded on a single instance: it is the other owner's now, nothing of ours is on air.
+        if !(isYielding && plan.family == .legacy) {
+            for step in plan.stop { try runner.run(step) }
+        }
+        if plan.family == .legacy { try handBack() }
+    }
+
+    /// After the stop plan on a shared single instance: the other owner's advertising as it had it
+    /// (no ghost of ours when the kernel re-enables it, and its own advertisement back on air), or,
+    /// when its data is unknown, blank data so that no beacon of ours comes back.
+    private func handBack() throws(HCIError) {
+        if foreignLegacy.hasData {
+            for step in foreignLegacy.restoreSteps { try runner.run(step) }
+            log("\(device): the advertising instance is handed back as its other owner last wrote it (data, parameters\(foreignLegacy.enabled == true ? ", enabled" : ""))")
+        } else if !(kernelInstances ?? []).isEmpty || !foreignLegacy.isEmpty {
+            try runner.run(ForeignLegacyAdvertising.blankData)
+            log("\(device): the other owner's advertising data was written before beacon-tx started; blank data is left in the instance so that no beacon stays on air when the kernel re-enables it")
+        }
+    }
+
+    private func noteDisplacement(_ whose: String) {
+        guard displacementNote == nil else { return }
+        let note = "\(device) has one advertising instance and \(whose) use\(whose.hasSuffix("s") ? "" : "s") it too: beacon-tx takes it over, so that advertising is off air while beacon-tx runs (to share the instance, use --share)"
+        displacementNote = note
+        displacedOwner = whose.hasPrefix("another owner") ? "another owner" : whose
+        log(note)
     }
 
     // MARK: events
@@ -336,6 +383,7 @@ public final class AdvertisingSession {
                 nextRotationAt = nil
                 rearmReason = "\(device) down"
                 deviceDown = true
+                takeoverPending = false
                 state = .waiting("\(device) down; waiting to re-arm")
             case .up:
                 rearm("\(device) up again")
@@ -407,8 +455,17 @@ public final class AdvertisingSession {
 
     /// Another program's command: does it take our beacons off air?
     private func observe(_ command: HCICommand) {
+        if plan?.family == .legacy, foreignLegacy.record(command), command.opcode != .leSetAdvertisingEnable || command.parameters.first == 1 {
+            noteDisplacement("another owner (the kernel's advertising instances: bluetoothd, bluetoothctl advertise, btmgmt add-adv)")
+        }
+        if isYielding {
+            // Yielded: every advertising command of the other owner pushes the quiet period back.
+            if Self.isAdvertisingCommand(command) { rearmAt = now() + fightBudget.quietMilliseconds }
+            return
+        }
         guard !cycleOff, let plan, let reason = disruption(command, plan) else { return }
         guard !isDown else { return }
+        takeoverPending = command.opcode != .reset
         pendingDisruption = (command.opcode, reason)
         // If the completion never reaches us, re-arm anyway.
         schedule(reason, after: settleMilliseconds * 4, waiting: "\(reason); re-arming")
@@ -513,6 +570,16 @@ public final class AdvertisingSession {
             pendingDisruption = nil
             return
         }
+        let takeover = takeoverPending
+        takeoverPending = false
+        if takeover, fightBudget.noteTakeover(at: now()) {
+            yieldInstance(after: reason)
+            return
+        }
+        if isYielding {
+            isYielding = false
+            fightBudget.reset()
+        }
         rearmReason = reason
         deviceDown = false
         rearmAt = nil
@@ -532,6 +599,31 @@ public final class AdvertisingSession {
             noteRearmed(reason, started: started)
         } catch {
             rearmFailed(reason, error)
+        }
+    }
+
+    /// The fight budget is spent: no re-arm until the other owner is quiet (or SIGHUP, or device up).
+    private func yieldInstance(after reason: String) {
+        isYielding = true
+        yieldCount += 1
+        triggeredAt = nil
+        pendingDisruption = nil
+        nextRotationAt = nil
+        deviceDown = false
+        let quiet = Milliseconds.seconds(fightBudget.quietMilliseconds)
+        rearmReason = "the other owner of the advertising instance was quiet for \(quiet) s"
+        rearmAt = now() + fightBudget.quietMilliseconds
+        state = .waiting("another program took over \(device)'s advertising \(fightBudget.recent.count) times in \(Milliseconds.seconds(fightBudget.windowMilliseconds)) s (last: \(reason)); yielding: not re-arming until it is quiet for \(quiet) s (SIGHUP re-arms now; --share shares the instance)")
+    }
+
+    static func isAdvertisingCommand(_ command: HCICommand) -> Bool {
+        switch command.opcode {
+        case .leSetRandomAddress, .leSetAdvertisingParameters, .leSetAdvertisingData, .leSetScanResponseData, .leSetAdvertisingEnable,
+             .leSetExtendedAdvertisingParameters, .leSetExtendedAdvertisingData, .leSetExtendedScanResponseData,
+             .leSetExtendedAdvertisingEnable, .leSetAdvertisingSetRandomAddress, .leRemoveAdvertisingSet, .leClearAdvertisingSets:
+            return true
+        default:
+            return false
         }
     }
 
@@ -623,7 +715,12 @@ public final class AdvertisingSession {
         let same = (0..<common).filter { oldBeacons[$0] == newBeacons[$0] }.count
         var summary = ReloadSummary(unchanged: same, updated: common - same, added: max(0, newBeacons.count - oldBeacons.count),
                                     removed: max(0, oldBeacons.count - newBeacons.count), restarted: false)
-        if new.family == configuration.family, let steps = old.update(to: candidate) {
+        if isYielding {
+            // A reload re-arms now: the whole plan again, with a fresh budget.
+            isYielding = false
+            fightBudget.reset()
+            rearmAt = nil
+        } else if new.family == configuration.family, let steps = old.update(to: candidate) {
             do {
                 for step in steps { try runner.run(step) }
             } catch {

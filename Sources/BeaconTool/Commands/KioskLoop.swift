@@ -176,7 +176,7 @@ struct KioskLoop {
     static func report(_ kiosk: AdvertisingSession, _ s: Settings, to service: ServiceReporter) {
         guard let plan = kiosk.plan, kiosk.state == .onAir else { return }
         service.onAir(family: plan.family, beacons: s.beacons, sets: plan.handles, rotation: plan.layout.isRotation && s.beacons.count > 1,
-                      rearmReason: kiosk.lastRearm?.reason, rearmedAt: kiosk.lastRearm?.at)
+                      rearmReason: kiosk.lastRearm?.reason, rearmedAt: kiosk.lastRearm?.at, displacing: kiosk.displacedOwner)
     }
 
     /// Command Complete/Status (other programs' commands finishing), Hardware Error; with a connectable

@@ -61,6 +61,7 @@ struct KioskMetrics: Equatable {
     var beacons: [BeaconEntry] = []
     var rearms: [RearmReason: Int] = [:]
     var rearmFailures = 0
+    var yields = 0
     var reloadsApplied = 0
     var reloadsRejected = 0
     /// Wall-clock seconds: when the session started, when what is on air last changed, the last re-arm.
@@ -99,6 +100,8 @@ struct KioskMetrics: Equatable {
                   RearmReason.allCases.map { .init(d + [("reason", $0.rawValue)], Double(rearms[$0] ?? 0)) }),
             .init("beacon_tx_rearm_failures_total", .counter, "Re-arm attempts that failed (each is retried a second later).",
                   [.init(d, Double(rearmFailures))]),
+            .init("beacon_tx_yields_total", .counter, "Times the session stopped fighting another owner of its advertising instance (the fight budget) and waited for it to be quiet.",
+                  [.init(d, Double(yields))]),
             .init("beacon_tx_reloads_total", .counter, "SIGHUP reloads of the config: applied, or rejected (a bad file; the previous beacons stayed).",
                   [.init(d + [("result", "applied")], Double(reloadsApplied)), .init(d + [("result", "rejected")], Double(reloadsRejected))]),
             .init("beacon_tx_session_start_timestamp_seconds", .gauge, "When the session started, seconds since the Unix epoch.",
@@ -165,6 +168,7 @@ final class KioskMetricsFile {
         }
         seenRearms = count
         next.rearmFailures = kiosk.failedRearmCount
+        next.yields = kiosk.yieldCount
         save(next)
     }
 

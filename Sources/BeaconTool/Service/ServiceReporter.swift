@@ -38,10 +38,12 @@ final class ServiceReporter {
     ///   - rearmedAt: when (monotonic ms) that re-arm happened: the state file gets the wall-clock
     ///     time of the re-arm itself, so the same re-arm reported again (a reload, a later change)
     ///     keeps its time. Without it, the re-arm is dated now.
+    ///   - displacing: whose advertising the beacons displace on a single instance (said in `STATUS=`).
     func onAir(family: AdvertisingFamily, beacons: [BeaconEntry], sets: [UInt8], rotation: Bool = false,
-               rearmReason: String? = nil, rearmedAt: Int64? = nil) {
+               rearmReason: String? = nil, rearmedAt: Int64? = nil, displacing: String? = nil) {
         let now = ctx.wallClockSeconds()
         let text = SessionState.onAirText(device: device, count: beacons.count, family: family, sets: sets, rotation: rotation)
+            + (displacing.map { "; displacing \($0)'s advertising (--share shares the instance)" } ?? "")
         var next = SessionState(device: device, pid: ctx.service.pid, onAir: true, status: text, family: family, sets: sets,
                                 rotation: rotation, beacons: beacons, since: now, lastRearm: state?.lastRearm)
         if let old = state, old.onAir { next.since = old.since }

@@ -1,0 +1,180 @@
+import BeaconKit
+import BeaconTestSupport
+import Testing
+
+/// Issue 23, items 1 and 3: one legacy advertising instance shared with the kernel's MGMT instances.
+/// The kernel's commands here are what it sends for `btmgmt add-adv -d 08ffffff4b45524e31 1` on a
+/// controller without extended advertising: a non-resolvable random address, non-connectable
+/// parameters from it, the data, the enable.
+@Suite struct SharedInstanceTests {
+    typealias C = Controllers
+    typealias T = AdvertisingSessionTests
+
+    static let kernelAddress = HCICommand(.leSetRandomAddress, [0x5A, 0x4B, 0x3C, 0x2D, 0x1E, 0x0F])
+    static let kernelParameters = HCICommand(.leSetAdvertisingParameters,
+                                             [0x00, 0x08, 0x00, 0x08, 0x03, 0x01, 0x00, 0, 0, 0, 0, 0, 0, 0x07, 0x00])
+    static func kernelData(_ n: UInt8) -> HCICommand { .leSetAdvertisingData([0x08, 0xFF, 0xFF, 0xFF, 0x4B, 0x45, 0x52, 0x4E, 0x30 + n]) }
+    static func kernelTakeover(_ n: UInt8) -> [HCICommand] {
+        [.leSetAdvertisingEnable(false), kernelAddress, kernelParameters, kernelData(n), .leSetAdvertisingEnable(true)]
+    }
+
+    func session(_ config: KioskConfiguration, _ fake: ScriptedController, clock: T.Clock,
+                 log: @escaping (String) -> Void = { _ in }) throws -> AdvertisingSession {
+        AdvertisingSession(configuration: config, caps: try T.caps(extended: false), device: "hci0",
+                           runner: HCICommandRunner(channel: fake, now: { clock.ms }), now: { clock.ms }, log: log)
+    }
+
+    /// The kernel's commands as the raw socket sees them: each copied, then its Command Complete.
+    func kernelSends(_ commands: [HCICommand], to s: AdvertisingSession) {
+        for c in commands {
+            s.handle(.observedCommand(c))
+            s.handle(.event(C.ok(c)))
+        }
+    }
+
+    /// One takeover by the kernel, then the re-arm after the settle time.
+    func takeover(_ n: UInt8, _ s: AdvertisingSession, _ clock: T.Clock) {
+        kernelSends(Self.kernelTakeover(n), to: s)
+        clock.ms += s.settleMilliseconds
+        s.timerExpired()
+    }
+
+    @Test func stopGivesTheInstanceBackAsTheKernelLastWroteIt() throws {
+        let config = KioskConfiguration(beacons: [try T.beacon(2)])
+        let plan = try KioskPlan(config, family: .legacy)
+        let restore = [Self.kernelAddress, Self.kernelParameters, Self.kernelData(1), .leSetAdvertisingEnable(true)]
+        let fake = ScriptedController(C.okSteps(plan.start) + C.okSteps(plan.start) + C.okSteps(plan.stop) + restore.map(C.okStep))
+        let clock = T.Clock()
+        var notes: [String] = []
+        let s = try session(config, fake, clock: clock) { notes.append($0) }
+        try s.start()
+        #expect(s.displacementNote == nil, "nobody else advertises yet")
+        // `btmgmt add-adv` after our start: the kernel writes its instance, we take it back once.
+        takeover(1, s, clock)
+        #expect(s.state == .onAir)
+        #expect(s.rearmCount == 1)
+        #expect(s.displacedOwner == "another owner")
+        try s.stop()
+        #expect(fake.isFullyConsumed, "stop = our disable, then the kernel's address, parameters, data and enable; left: \(fake.remaining)")
+        #expect(notes.filter { $0.contains("has one advertising instance") }.count == 1, "said once: \(notes)")
+        #expect(notes.last == "hci0: the advertising instance is handed back as its other owner last wrote it (data, parameters, enabled)")
+    }
+
+    @Test func stopBlanksOurDataWhenTheKernelsDataWasNeverSeen() throws {
+        let config = KioskConfiguration(beacons: [try T.beacon(2)])
+        let plan = try KioskPlan(config, family: .legacy)
+        let fake = ScriptedController(C.okSteps(plan.start) + C.okSteps(plan.stop) + [C.okStep(.leSetAdvertisingData([]))])
+        let clock = T.Clock()
+        var notes: [String] = []
+        let s = try session(config, fake, clock: clock) { notes.append($0) }
+        // The kernel's instance 1 was added before beacon-tx (MGMT Read Advertising Features says so).
+        s.kernelInstances = [1]
+        try s.start()
+        #expect(notes.first == "hci0 has one advertising instance and the kernel's advertising instance 1 uses it too: beacon-tx takes it over, so that advertising is off air while beacon-tx runs (to share the instance, use --share)")
+        #expect(s.displacedOwner == "the kernel's advertising instance 1")
+        try s.stop()
+        #expect(fake.isFullyConsumed, "stop = our disable, then zero-length data; left: \(fake.remaining)")
+        // The blank data command on the wire: LE Set Advertising Data, length 0, 31 zero octets.
+        #expect(ForeignLegacyAdvertising.blankData.command.packet == [0x01, 0x08, 0x20, 0x20] + [UInt8](repeating: 0, count: 32))
+    }
+
+    @Test func theFightBudgetYieldsAfterThreeTakeoversAndReArmsWhenTheOwnerIsQuiet() throws {
+        let config = KioskConfiguration(beacons: [try T.beacon(2)])
+        let plan = try KioskPlan(config, family: .legacy)
+        // Our start, three re-arms, the yield (nothing sent), the re-arm after the quiet period.
+        let fake = ScriptedController((0..<5).flatMap { _ in C.okSteps(plan.start) })
+        let clock = T.Clock()
+        let s = try session(config, fake, clock: clock)
+        try s.start()
+        // Two kernel instances rotate every 2 s: each turn takes the instance over.
+        for turn in 0..<3 {
+            clock.ms += 2000
+            takeover(UInt8(1 + turn % 2), s, clock)
+            #expect(s.state == .onAir)
+        }
+        #expect(s.rearmCount == 3)
+        clock.ms += 2000
+        takeover(2, s, clock)
+        #expect(s.isYielding)
+        #expect(s.yieldCount == 1)
+        #expect(s.rearmCount == 3, "the fourth takeover within 30 s is not fought")
+        #expect(s.state == .waiting("another program took over hci0's advertising 4 times in 30 s (last: another program sent LE Set Advertising Data (legacy advertising)); yielding: not re-arming until it is quiet for 10 s (SIGHUP re-arms now; --share shares the instance)"))
+        // The kernel keeps rotating: every one of its commands pushes the quiet period back.
+        clock.ms += 2000
+        kernelSends(Self.kernelTakeover(1), to: s)
+        clock.ms += 9000
+        s.timerExpired()
+        #expect(s.isYielding, "9 s after the kernel's last command")
+        #expect(s.nextDeadline == clock.ms + 1000)
+        // Its instances are gone (btmgmt clr-adv): 10 s later beacon-tx takes the instance again.
+        clock.ms += 1000
+        s.timerExpired()
+        #expect(!s.isYielding)
+        #expect(s.state == .onAir)
+        #expect(s.lastRearm?.reason == "the other owner of the advertising instance was quiet for 10 s")
+        #expect(s.fightBudget.recent.isEmpty, "a fresh budget")
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+    }
+
+    @Test func aStopWhileYieldedLeavesTheOwnersAdvertisingOn() throws {
+        let config = KioskConfiguration(beacons: [try T.beacon(2)])
+        let plan = try KioskPlan(config, family: .legacy)
+        var budget = FightBudget(takeovers: 1)
+        budget.quietMilliseconds = 5000
+        let restore = [Self.kernelAddress, Self.kernelParameters, Self.kernelData(2), .leSetAdvertisingEnable(true)]
+        // Start, one re-arm, the yield; stop sends no disable of ours, only the kernel's own state.
+        let fake = ScriptedController(C.okSteps(plan.start) + C.okSteps(plan.start) + restore.map(C.okStep))
+        let clock = T.Clock()
+        let s = try session(config, fake, clock: clock)
+        s.fightBudget = budget
+        try s.start()
+        takeover(1, s, clock)
+        takeover(2, s, clock)
+        #expect(s.isYielding)
+        try s.stop()
+        #expect(s.state == .stopped)
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+    }
+
+    @Test func aReloadWhileYieldedReArmsAtOnce() throws {
+        let config = KioskConfiguration(beacons: [try T.beacon(2)])
+        let plan = try KioskPlan(config, family: .legacy)
+        let fake = ScriptedController(C.okSteps(plan.start) + C.okSteps(plan.start) + C.okSteps(plan.stop) + C.okSteps(plan.start))
+        let clock = T.Clock()
+        let s = try session(config, fake, clock: clock)
+        s.fightBudget = FightBudget(takeovers: 1)
+        try s.start()
+        takeover(1, s, clock)
+        takeover(2, s, clock)
+        #expect(s.isYielding)
+        let summary = try s.reload(config)
+        #expect(summary.restarted)
+        #expect(!s.isYielding)
+        #expect(s.state == .onAir)
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+    }
+
+    @Test func aBudgetCountsOnlyTakeoversInsideItsWindow() {
+        var b = FightBudget()
+        let spent = [0, 10_000, 20_000, 30_000, 31_000].map { b.noteTakeover(at: Int64($0)) }
+        #expect(spent == [false, false, false, false, true], "at 30 s the first one has left the window")
+        var forever = FightBudget(takeovers: 0)
+        let never = (0..<100).map { forever.noteTakeover(at: Int64($0)) }
+        #expect(!never.contains(true))
+        #expect(FightBudget().text == "3 takeovers in 30 s")
+    }
+
+    @Test func onlyLegacyAdvertisingCommandsAreRecorded() {
+        var f = ForeignLegacyAdvertising()
+        let extended = f.record(.leSetExtendedAdvertisingEnable(false, sets: []))
+        #expect(!extended)
+        #expect(f.isEmpty)
+        let off = f.record(.leSetAdvertisingEnable(false))
+        #expect(off)
+        #expect(!f.hasData)
+        #expect(f.restoreSteps.isEmpty, "it stopped advertising: nothing to turn back on")
+        let data = f.record(Self.kernelData(1))
+        #expect(data)
+        #expect(f.restoreSteps.map(\.command) == [Self.kernelData(1)])
+    }
+}
