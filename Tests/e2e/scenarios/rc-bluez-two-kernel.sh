@@ -1,0 +1,45 @@
+#!/bin/bash
+# e2e-controllers: rootcanal legacy-only
+# rc-bluez-two-kernel (issue 23, item 3: the fight budget): two kernel instances that the kernel
+# rotates every ~2 s on the single instance take it from beacon-tx at every turn. beacon-tx re-arms
+# three times, then yields (3 takeovers in 30 s): the receiver hears both kernel instances and none
+# of our beacons. Once the kernel's instances are gone (`btmgmt clr-adv`) and 10 s have passed
+# without a kernel advertising command, beacon-tx re-arms by itself and all three beacons rotate
+# again; after SIGTERM nothing of ours is on air.
+. "$(dirname "$0")/rc.inc"
+rc_bluez
+rc_rx
+rc_kernel_adv 1
+rc_kernel_adv 2
+_sleep 1
+ts=$EPOCHREALTIME
+kiosk_start k --beacon "$RC_UUID:1:1" --beacon "$RC_UUID:1:2" --beacon "$RC_UUID:1:3"
+wait_until 30 _log_has "$E2E_OUT/k.log" "yielding" || fail "no yield: $(tail -n 4 "$E2E_OUT/k.log")"
+ty=$EPOCHREALTIME
+n=0; while IFS= read -r l; do [[ $l == *"re-armed"* ]] && n=$((n + 1)); done < "$E2E_OUT/k.log"
+[ "$n" = 3 ] || fail "$n re-arms before the yield, expected 3"
+awk -v a="$ts" -v b="$ty" 'BEGIN { printf "yielded %.1f s after start, after 3 re-arms\n", b - a }'
+_sleep 1
+t1=$EPOCHREALTIME; _sleep 6; t2=$EPOCHREALTIME
+rc_onair --since "$t1" --until "$t2" --any-addr "$(rc_ktag 1)" "$(rc_ktag 2)" | tee "$E2E_OUT/onair-yield.txt" || true
+for m in 1 2 3; do
+  rc_rate "1.$m" --since "$t1" --until "$t2" --any-addr
+  [ "$RC_RATE" = 0 ] || fail "beacon 1.$m heard while yielded ($RC_RATE/s)"
+done
+for i in 1 2; do rc_krate "$i" --since "$t1" --until "$t2"; rc_at_least "$RC_RATE" 1 "kernel instance $i while yielded"; echo "yielded: kernel instance $i $RC_RATE/s"; done
+bg_running k || fail "beacon-tx exited while yielded"
+btmgmt_cmd 0 clr-adv > /dev/null
+tc=$EPOCHREALTIME
+wait_until 20 _log_has "$E2E_OUT/k.log" "after: the other owner of the advertising instance was quiet for 10 s" ||
+  fail "no re-arm after the quiet period: $(tail -n 3 "$E2E_OUT/k.log")"
+tr=$EPOCHREALTIME
+awk -v a="$tc" -v b="$tr" 'BEGIN { printf "re-armed %.1f s after btmgmt clr-adv\n", b - a }'
+_sleep 1
+t1=$EPOCHREALTIME; _sleep 3; t2=$EPOCHREALTIME
+for m in 1 2 3; do rc_rate "1.$m" --since "$t1" --until "$t2" --any-addr; rc_at_least "$RC_RATE" 1 "beacon 1.$m after the yield"; done
+stop_bg k TERM; t3=$EPOCHREALTIME
+[ "$BG_RC" = 0 ] || fail "exit $BG_RC after SIGTERM"
+cat "$E2E_OUT/k.log"
+_sleep 4; t4=$EPOCHREALTIME
+rc_after_stop "$t3" "$t4" 1.1 1.2 1.3
+[ "$RC_RATE" = 0 ] || fail "kernel instance 1 heard after clr-adv and the stop"
