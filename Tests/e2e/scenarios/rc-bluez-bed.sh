@@ -11,6 +11,6 @@ rc_kernel_adv 1
 rc_kernel_adv 2
 _sleep 1
 t0=$EPOCHREALTIME; _sleep 8; t1=$EPOCHREALTIME
-rc_onair --since "$t0" --until "$t1" --any-addr "$(rc_ktag 1)" "$(rc_ktag 2)" | tee "$E2E_OUT/onair.txt"
-for n in 1 2; do rc_krate "$n" --since "$t0" --until "$t1"; rc_at_least "$RC_RATE" 1 "kernel instance $n heard"; done
+rc_heard kernel "$t0" "$t1"
+for n in 1 2; do rc_at_least "$(rc_per "k$n")" 1 "kernel instance $n heard"; done
 

@@ -21,12 +21,9 @@ n=0; while IFS= read -r l; do [[ $l == *"re-armed"* ]] && n=$((n + 1)); done < "
 awk -v a="$ts" -v b="$ty" 'BEGIN { printf "yielded %.1f s after start, after 3 re-arms\n", b - a }'
 _sleep 1
 t1=$EPOCHREALTIME; _sleep 6; t2=$EPOCHREALTIME
-rc_onair --since "$t1" --until "$t2" --any-addr "$(rc_ktag 1)" "$(rc_ktag 2)" | tee "$E2E_OUT/onair-yield.txt" || true
-for m in 1 2 3; do
-  rc_rate "1.$m" --since "$t1" --until "$t2" --any-addr
-  [ "$RC_RATE" = 0 ] || fail "beacon 1.$m heard while yielded ($RC_RATE/s)"
-done
-for i in 1 2; do rc_krate "$i" --since "$t1" --until "$t2"; rc_at_least "$RC_RATE" 1 "kernel instance $i while yielded"; echo "yielded: kernel instance $i $RC_RATE/s"; done
+rc_heard yielded "$t1" "$t2"
+for m in 1 2 3; do [ "$(rc_per "1.$m")" = 0 ] || fail "beacon 1.$m heard while yielded ($(rc_per "1.$m")/s)"; done
+for i in 1 2; do rc_at_least "$(rc_per "k$i")" 1 "kernel instance $i while yielded"; done
 bg_running k || fail "beacon-tx exited while yielded"
 btmgmt_cmd 0 clr-adv > /dev/null
 tc=$EPOCHREALTIME
@@ -36,7 +33,8 @@ tr=$EPOCHREALTIME
 awk -v a="$tc" -v b="$tr" 'BEGIN { printf "re-armed %.1f s after btmgmt clr-adv\n", b - a }'
 _sleep 1
 t1=$EPOCHREALTIME; _sleep 3; t2=$EPOCHREALTIME
-for m in 1 2 3; do rc_rate "1.$m" --since "$t1" --until "$t2" --any-addr; rc_at_least "$RC_RATE" 1 "beacon 1.$m after the yield"; done
+rc_heard re-armed "$t1" "$t2"
+for m in 1 2 3; do rc_at_least "$(rc_per "1.$m")" 1 "beacon 1.$m after the yield"; done
 stop_bg k TERM; t3=$EPOCHREALTIME
 [ "$BG_RC" = 0 ] || fail "exit $BG_RC after SIGTERM"
 cat "$E2E_OUT/k.log"
