@@ -222,7 +222,7 @@ import Testing
         let (h, fake) = host(C.probe(extended: false) + C.okSteps(p.start), up: false)
         let r = tool(["start"] + goldenFlags + ["--detach", "--reset", "--device", "hci0"], host: h)
         #expect(r.code == 0, "\(r.err)")
-        #expect(h.log == ["up hci0", "reset hci0", "open hci0"])
+        #expect(h.log == ["up hci0", "reset hci0", "open hci0", "open control"], "a legacy-only controller: the kernel's instances are asked (MGMT)")
         #expect(r.err.contains("hci0 is down; bringing it up (HCIDEVUP)"))
         #expect(fake.isFullyConsumed)
     }

@@ -151,6 +151,9 @@ public final class AdvertisingSession {
     /// Whose advertising that is ("the kernel's advertising instance 1"), for the systemd STATUS.
     public private(set) var displacedOwner: String?
     private var takeoverPending = false
+    /// The stop left blank data in the instance of the kernel's instances (`kernelInstances`): the
+    /// pump asks the kernel to write them again (MGMT), which the session cannot do on HCI.
+    public private(set) var needsKernelHandBack = false
 
     public var settleMilliseconds: Int64 = 250
     public var hardwareErrorGraceMilliseconds: Int64 = 3000
@@ -307,6 +310,7 @@ public final class AdvertisingSession {
             log("\(device): the advertising instance is handed back as its other owner last wrote it (data, parameters\(foreignLegacy.enabled == true ? ", enabled" : ""))")
         } else if !(kernelInstances ?? []).isEmpty || !foreignLegacy.isEmpty {
             try runner.run(ForeignLegacyAdvertising.blankData)
+            needsKernelHandBack = !(kernelInstances ?? []).isEmpty
             log("\(device): the other owner's advertising data was written before beacon-tx started; blank data is left in the instance so that no beacon stays on air when the kernel re-enables it")
         }
     }

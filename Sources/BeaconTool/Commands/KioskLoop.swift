@@ -72,6 +72,7 @@ struct KioskLoop {
                 service.stopping()
                 defer { service.stopped() }
                 do { try kiosk.stop() } catch { throw CLIError(error) }
+                SharedInstanceHandBack.handBack(kiosk, session, timeout: settings.timeoutMilliseconds, verbose: arguments.has("--verbose"), ctx)
                 ctx.note("schedule done: advertising stopped on \(session.name)")
                 return .success
             }
@@ -95,6 +96,7 @@ struct KioskLoop {
             service.stopping()
             defer { service.stopped() }
             do { try kiosk.stop() } catch { throw CLIError(error) }
+            SharedInstanceHandBack.handBack(kiosk, session, timeout: settings.timeoutMilliseconds, verbose: arguments.has("--verbose"), ctx)
             ctx.note("signal \(signal): advertising stopped on \(session.name)" + (signal == Self.sighup ? " (SIGHUP without --config: the terminal closed)" : ""))
             return .success
         }

@@ -238,6 +238,8 @@ enum StartCommand: Subcommand {
         let kiosk = AdvertisingSession(configuration: s.kiosk, caps: caps, device: session.name, deviceID: session.info.id,
                                        runner: session.runner, now: ctx.monotonicMilliseconds, log: ctx.note)
         kiosk.schedule = s.schedule
+        kiosk.kernelInstances = SharedInstanceHandBack.kernelInstances(session, family: family, timeout: s.timeoutMilliseconds,
+                                                                       verbose: a.has("--verbose"), ctx)
         do { try kiosk.start() } catch { throw CLIError(error, device: session.name) }
         ctx.note(onAirText(kiosk, s))
         planNotes(kiosk, s, ctx)

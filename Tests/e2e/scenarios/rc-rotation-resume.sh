@@ -3,7 +3,8 @@
 # rc-rotation-resume (issue 23, item 4): three beacons rotating every 200 ms on the one legacy
 # instance, disrupted every 0.6 s by another program's HCI Reset (each one re-armed after the 250 ms
 # settle time, so a rotation that restarted at beacon 1 would seldom reach beacon 3): the rotation
-# resumes with the beacon that was on air, and the receiver hears every beacon at least every 3.5 s.
+# resumes with the beacon that was on air, and the receiver hears every beacon, each at least half as
+# often as the most heard one.
 . "$(dirname "$0")/rc.inc"
 rc_rx
 addr=$(bdaddr hci0)
@@ -19,11 +20,13 @@ n=0; while IFS= read -r l; do [[ $l == *"re-armed"* ]] && n=$((n + 1)); done < "
 awk -v a="$t1" -v b="$t2" -v n="$n" 'BEGIN { printf "re-arms: %d, one disruption every %.2f s\n", n, (b - a) / 12 }'
 [ "$n" -ge 8 ] || fail "only $n re-arms for 12 resets"
 rc_onair --since "$t1" --until "$t2" --addr "$addr" | tee "$E2E_OUT/onair-resume.txt"
-while read -r _ b _ _ per gap _; do
-  [[ $b == 1.* ]] || continue
-  rc_at_least "${per#per_s=}" 0.5 "beacon $b under repeated disruptions"
-  awk -v g="${gap#max_gap_s=}" 'BEGIN { exit !(g < 3.5) }' || fail "beacon $b starved: largest gap ${gap#max_gap_s=} s"
-done < "$E2E_OUT/onair-resume.txt"
-for m in 1 2 3; do grep -q "^beacon 1.$m " "$E2E_OUT/onair-resume.txt" || fail "beacon 1.$m never heard under repeated disruptions"; done
+# Load-independent: a starved beacon gets a smaller share of the reports than the others (a busy
+# TCG host lowers every rate alike). Each beacon gets at least half the most heard one's reports.
+"${E2E_PY[@]}" - "$E2E_OUT/onair-resume.txt" <<'PY' || fail "a beacon starved under repeated disruptions: $(tr '\n' ' ' < "$E2E_OUT/onair-resume.txt")"
+import re, sys
+n = {m.group(1): int(m.group(2)) for m in re.finditer(r"^beacon (1\.[123]) \S+ reports=(\d+)", open(sys.argv[1]).read(), re.M)}
+print("reports:", n)
+sys.exit(0 if len(n) == 3 and min(n.values()) >= 0.5 * max(n.values()) else 1)
+PY
 stop_bg k TERM
 [ "$BG_RC" = 0 ] || fail "exit $BG_RC after SIGTERM"

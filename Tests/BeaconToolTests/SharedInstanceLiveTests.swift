@@ -1,0 +1,60 @@
+import BeaconKit
+import BeaconTestSupport
+import Testing
+
+/// Issue 23 through the CLI: a legacy-only controller whose one instance the kernel's MGMT instance 1
+/// already uses. `start` asks the kernel (Read Advertising Features) and says whose advertising it
+/// displaces; SIGTERM stops, blanks the instance's data (the kernel's own data was never seen) and
+/// hands the instance back through the kernel: Set Advertising on, then off.
+@Suite struct SharedInstanceLiveTests {
+    typealias C = Controllers
+
+    /// Read Controller Information's answer: address, version, manufacturer, supported and current
+    /// settings (powered, LE), class, names (mgmt-api.txt).
+    static func controllerInformation(current: UInt32) -> [UInt8] {
+        let address: [UInt8] = [0, 0, 0, 0x01, 0xAA, 0x00]
+        let settings: (UInt32) -> [UInt8] = { v in [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)] }
+        return address + [0x09, 0x02, 0x00] + settings(0x0000_FFFF) + settings(current) + [0, 0, 0]
+            + [UInt8](repeating: 0, count: 249) + [UInt8](repeating: 0, count: 11)
+    }
+
+    @Test func aKernelInstanceIsNamedAtStartAndGivenBackAfterTheStop() throws {
+        let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF),
+                                family: .legacy)
+        let hci: [ScriptedController.Step] = C.probe(extended: false) + C.okSteps(p.start) + [.receive(.signal(15))]
+            + C.okSteps(p.stop) + [C.okStep(.leSetAdvertisingData([]))]
+        let fake = ScriptedController(hci)
+        // Supported flags, max data 31, max scan response 31, max instances 5, 1 instance: number 1.
+        let features: [UInt8] = [0x7F, 0x00, 0x00, 0x00, 31, 31, 5, 1, 1]
+        let on = MGMTCommand(.setAdvertising, index: 0, [0x01]), off = MGMTCommand(.setAdvertising, index: 0, [0x00])
+        let kernel = ScriptedKernel([
+            Kernel.step(.readAdvertisingFeatures(index: 0), features),
+            Kernel.step(.readControllerInformation(index: 0), Self.controllerInformation(current: 0x0201)),
+            Kernel.step(on, [0x01, 0x06, 0x00, 0x00]),
+            Kernel.step(off, [0x01, 0x02, 0x00, 0x00]),
+        ])
+        let h = FakeHost(devices: [C.device(0), C.device(1)], channels: [0: fake])
+        h.control = kernel
+        let r = tool(["start"] + goldenFlags, host: h)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(fake.isFullyConsumed, "HCI left: \(fake.remaining)")
+        #expect(kernel.isFullyConsumed, "MGMT left: \(kernel.remaining)")
+        #expect(kernel.mismatches.isEmpty, "\(kernel.mismatches)")
+        #expect(r.err.contains("hci0 has one advertising instance and the kernel's advertising instance 1 uses it too: beacon-tx takes it over"))
+        #expect(r.err.contains("hci0: the advertising instance is handed back to the kernel (MGMT Set Advertising on and off: it writes its instances again)"))
+    }
+
+    @Test func noKernelInstanceNoHandBack() throws {
+        let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF),
+                                family: .legacy)
+        let fake = ScriptedController(C.probe(extended: false) + C.okSteps(p.start) + [.receive(.signal(15))] + C.okSteps(p.stop))
+        let kernel = ScriptedKernel([Kernel.step(.readAdvertisingFeatures(index: 0), [0x7F, 0x00, 0x00, 0x00, 31, 31, 5, 0])])
+        let h = FakeHost(devices: [C.device(0), C.device(1)], channels: [0: fake])
+        h.control = kernel
+        let r = tool(["start"] + goldenFlags, host: h)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(fake.isFullyConsumed, "the stop plan alone; left: \(fake.remaining)")
+        #expect(kernel.isFullyConsumed)
+        #expect(!r.err.contains("advertising instance"), "\(r.err)")
+    }
+}
