@@ -47,7 +47,22 @@ import Testing
         // bluetoothd's own instance (set 1): not ours.
         s.handle(.observedCommand(HCICommand(.leSetExtendedAdvertisingData, [0x01, 0x03, 0x01, 0x03, 0x02, 0x01, 0x06])))
         #expect(s.state == .onAir)
-        // A random address on set 238: what phones see changed.
+        // A random address on set 238, which advertises from the public address: nothing phones see changes.
+        s.handle(.observedCommand(HCICommand(.leSetAdvertisingSetRandomAddress, [0xEE, 1, 2, 3, 4, 5, 0xC6])))
+        #expect(s.state == .onAir)
+        // Parameters on set 238 that differ from ours: what phones see changed.
+        s.handle(.observedCommand(.leSetExtendedAdvertisingParameters(handle: 0xEE, properties: .legacyConnectable,
+                                                                       intervalMin: 0x140, intervalMax: 0x140)))
+        #expect(s.state == .waiting("another program sent LE Set Extended Advertising Parameters for advertising set 238; re-arming"))
+    }
+
+    @Test func aForeignRandomAddressCountsWhenOurSetAdvertisesFromOne() throws {
+        var config = try T.three()
+        config.addressPerSet = true
+        let plan = try KioskPlan(config, family: .extended)
+        let fake = ScriptedController(C.okSteps(plan.start))
+        let s = try session(config, fake)
+        try s.start()
         s.handle(.observedCommand(HCICommand(.leSetAdvertisingSetRandomAddress, [0xEE, 1, 2, 3, 4, 5, 0xC6])))
         #expect(s.state == .waiting("another program sent LE Set Advertising Set Random Address for advertising set 238; re-arming"))
     }

@@ -6,17 +6,7 @@
 /// air, and checks the parameters, the answers, and the state at the end. Pure: records in, report out.
 public enum CaptureVerifier {
     /// Where a beacon sits on the controller: the legacy instance or an extended set.
-    public enum Placement: Hashable, Sendable, Comparable {
-        case legacy
-        case set(UInt8)
-
-        public var text: String {
-            switch self {
-            case .legacy: return "legacy instance"
-            case let .set(h): return "set \(h)"
-            }
-        }
-    }
+    public typealias Placement = ControllerAdvertisingState.Placement
 
     /// The window in which an MGMT command counts as the reason for the kernel's next HCI command.
     public static let mgmtWindowMicroseconds: Int64 = 1_000_000
@@ -47,12 +37,6 @@ public enum CaptureVerifier {
         var command: Int?
         var text: String
         var who: String?
-    }
-
-    struct Instance {
-        var params: Int?
-        var data: [UInt8]?
-        var enabled = false
     }
 
     struct Run {
@@ -176,7 +160,7 @@ public enum CaptureVerifier {
                 let c = commands[i].command
                 guard c.opcode == .leSetAdvertisingData || c.opcode == .leSetExtendedAdvertisingData,
                       let data = c.carriedAdvertisingData, let b = IBeacon(advertisingData: data) else { return nil }
-                let placement: Placement = c.opcode == .leSetAdvertisingData ? .legacy : .set(c.parameters.first ?? 0)
+                guard let placement = ControllerAdvertisingState.placements(of: c).first else { return nil }
                 return Candidate(command: i, placement: placement, data: data, beacon: b)
             }
         }
@@ -186,75 +170,20 @@ public enum CaptureVerifier {
             (a.uuid == b.uuid ? 1 : 0) + (a.major == b.major ? 1 : 0) + (a.minor == b.minor ? 1 : 0) + (a.measuredPower == b.measuredPower ? 1 : 0)
         }
 
-        /// The placement (set or legacy instance) an advertising command touches, if it names one.
+        /// Whether an advertising command touches the placement (set or legacy instance).
         func touches(_ c: HCICommand, _ p: Placement) -> Bool {
-            switch p {
-            case .legacy:
-                return [.leSetAdvertisingParameters, .leSetAdvertisingData, .leSetAdvertisingEnable].contains(c.opcode)
-            case let .set(h):
-                switch c.opcode {
-                case .leSetExtendedAdvertisingParameters, .leSetAdvertisingSetRandomAddress, .leSetExtendedAdvertisingData, .leRemoveAdvertisingSet:
-                    return c.parameters.first == h
-                case .leSetExtendedAdvertisingEnable:
-                    return Self.enableSets(c).contains(h)
-                default:
-                    return false
-                }
-            }
-        }
-
-        /// The handles an LE Set Extended Advertising Enable names (none = all, for a disable).
-        static func enableSets(_ c: HCICommand) -> [UInt8] {
-            var r = ByteReader(c.parameters)
-            guard (try? r.readUInt8()) != nil, let n = try? r.readUInt8() else { return [] }
-            var out: [UInt8] = []
-            for _ in 0..<n {
-                guard let h = try? r.readUInt8(), (try? r.readBytes(3)) != nil else { break }
-                out.append(h)
-            }
-            return out
+            if p == .legacy, c.opcode == .leSetRandomAddress || c.opcode == .leSetScanResponseData { return false }
+            if case .set = p, c.opcode == .leSetExtendedScanResponseData { return false }
+            return ControllerAdvertisingState.placements(of: c).contains(p)
         }
 
         /// Statuses a step may answer and still count as done: disabling or removing what is not there.
         static func tolerated(_ c: HCICommand) -> Set<Status> {
             switch c.opcode {
-            case .leSetAdvertisingEnable where c.parameters.first == 0: return [.commandDisallowed]
-            case .leSetExtendedAdvertisingEnable where c.parameters.first == 0, .leRemoveAdvertisingSet:
+            case .leSetAdvertisingEnable where LESetAdvertisingEnable(c)?.advertisingEnable == false: return [.commandDisallowed]
+            case .leSetExtendedAdvertisingEnable where LESetExtendedAdvertisingEnable(c)?.enable == false, .leRemoveAdvertisingSet:
                 return [.unknownAdvertisingIdentifier, .commandDisallowed]
             default: return []
-            }
-        }
-
-        /// Applies one successful command to the controller model; returns the text of the change
-        /// when it can take a set off air.
-        static func apply(_ c: HCICommand, to legacy: inout Instance, _ sets: inout [UInt8: Instance], commandIndex: Int) {
-            let p = c.parameters
-            switch c.opcode {
-            case .leSetAdvertisingParameters: legacy.params = commandIndex
-            case .leSetAdvertisingData: legacy.data = c.carriedAdvertisingData
-            case .leSetAdvertisingEnable: legacy.enabled = p.first == 1
-            case .leSetExtendedAdvertisingParameters:
-                if let h = p.first { sets[h, default: Instance()].params = commandIndex }
-            case .leSetExtendedAdvertisingData:
-                if let h = p.first, p.count > 1, p[1] == HCICommand.operationComplete { sets[h, default: Instance()].data = c.carriedAdvertisingData }
-            case .leSetExtendedAdvertisingEnable:
-                let handles = enableSets(c)
-                if p.first == 1 {
-                    for h in handles { sets[h, default: Instance()].enabled = true }
-                } else if handles.isEmpty {
-                    for h in sets.keys { sets[h]?.enabled = false }
-                } else {
-                    for h in handles { sets[h]?.enabled = false }
-                }
-            case .leRemoveAdvertisingSet:
-                if let h = p.first { sets[h] = nil }
-            case .leClearAdvertisingSets:
-                sets = [:]
-            case .reset:
-                sets = [:]
-                legacy = Instance()
-            default:
-                break
             }
         }
 
@@ -262,11 +191,12 @@ public enum CaptureVerifier {
         static func changeText(_ c: HCICommand, _ p: Placement, turnedOff: Bool) -> String {
             switch c.opcode {
             case .leSetExtendedAdvertisingEnable:
-                let sets = enableSets(c)
-                if c.parameters.first == 1 { return "\(c.opcode) enabling " + sets.map { "set \($0)" }.joined(separator: ", ") }
+                let e = LESetExtendedAdvertisingEnable(c)
+                let sets = e?.handles ?? []
+                if e?.enable == true { return "\(c.opcode) enabling " + sets.map { "set \($0)" }.joined(separator: ", ") }
                 return "\(c.opcode) disabling " + (sets.isEmpty ? "all sets (Number_of_Sets 0)" : sets.map { "set \($0)" }.joined(separator: ", "))
             case .leSetAdvertisingEnable:
-                return "\(c.opcode) " + (c.parameters.first == 1 ? "enabling" : "disabling") + " the legacy instance"
+                return "\(c.opcode) " + (LESetAdvertisingEnable(c)?.advertisingEnable == true ? "enabling" : "disabling") + " the legacy instance"
             case .leRemoveAdvertisingSet: return "\(c.opcode) of \(p.text)"
             case .leSetAdvertisingData, .leSetExtendedAdvertisingData:
                 return turnedOff ? "\(c.opcode) replaced the data with other data" : "\(c.opcode) set our data"
@@ -316,15 +246,8 @@ public enum CaptureVerifier {
             var events: [Placement: [CaptureReport.Event]] = [:]
             var onNow: [Placement: Bool] = [:]
             var beaconOnAt: [Int64?] = Array(repeating: nil, count: expected.beacons.count)
-            var enableParams: [Placement: Int] = [:]
-            var legacy = Instance()
-            var sets: [UInt8: Instance] = [:]
-            func instance(_ p: Placement) -> Instance {
-                switch p {
-                case .legacy: return legacy
-                case let .set(h): return sets[h] ?? Instance()
-                }
-            }
+            var enableParams: [Placement: HCICommand] = [:]
+            var state = ControllerAdvertisingState()
             var changes: [(position: Int, command: Int?, change: Change?)] = commands.indices.map { (commands[$0].position, $0, nil) }
             changes += indexChanges.map { ($0.position, nil, $0.change) }
             changes.sort { $0.position < $1.position }
@@ -333,16 +256,15 @@ public enum CaptureVerifier {
                 if let ci = step.command {
                     let c = commands[ci]
                     guard c.status == .success else { continue }
-                    Self.apply(c.command, to: &legacy, &sets, commandIndex: ci)
+                    state.apply(c.command)
                     cause = Change(time: c.time, command: ci, text: "", who: c.who)
                 } else if let change = step.change {
-                    legacy = Instance()
-                    sets = [:]
+                    state = ControllerAdvertisingState()
                     cause = change
                 } else { continue }
                 for (p, datas) in ourData {
-                    let inst = instance(p)
-                    let on = inst.enabled && inst.data.map { datas.contains($0) } == true
+                    let inst = state[p] ?? ControllerAdvertisingState.Instance()
+                    let on = inst.enabled && datas.contains(inst.data)
                     for (i, c) in chosen.enumerated() where beaconOnAt[i] == nil && c?.placement == p && inst.enabled && inst.data == c?.data {
                         beaconOnAt[i] = cause.time
                     }
@@ -351,7 +273,9 @@ public enum CaptureVerifier {
                     if let ci = cause.command {
                         cause.text = Self.changeText(commands[ci].command, p, turnedOff: !on)
                     }
-                    if on { enableParams[p] = inst.params }
+                    if on, let parameters = inst.parameters {
+                        enableParams[p] = HCICommand(p == .legacy ? .leSetAdvertisingParameters : .leSetExtendedAdvertisingParameters, parameters)
+                    }
                     events[p, default: []].append(CaptureReport.Event(seconds: Double(cause.time) / 1_000_000, on: on, cause: cause.text,
                                                                        who: on ? nil : cause.who, commandIndex: cause.command))
                 }
@@ -391,7 +315,7 @@ public enum CaptureVerifier {
         }
 
         func beaconReport(_ i: Int, _ b: BeaconAdvertisement, _ found: Candidate?, events: [CaptureReport.Event], onAt: Int64?,
-                          shared: Bool, paramsAtEnable: Int?, stopPlan: Set<Int>) -> CaptureReport.BeaconReport {
+                          shared: Bool, paramsAtEnable: HCICommand?, stopPlan: Set<Int>) -> CaptureReport.BeaconReport {
             var r = CaptureReport.BeaconReport(number: i + 1, expected: b)
             guard let found else {
                 let what: String
@@ -420,13 +344,12 @@ public enum CaptureVerifier {
 
             // Parameters: the ones in force when the set last went on air, else the last ones sent.
             let p = found.placement
-            let paramsIndex = paramsAtEnable ?? commands.indices.last { i in
-                let c = commands[i].command
-                return touches(c, p) && (c.opcode == .leSetAdvertisingParameters || c.opcode == .leSetExtendedAdvertisingParameters)
-            }
+            let params = paramsAtEnable ?? commands.last { c in
+                touches(c.command, p) && (c.command.opcode == .leSetAdvertisingParameters || c.command.opcode == .leSetExtendedAdvertisingParameters)
+            }?.command
             let paramsName = p == .legacy ? "LE Set Advertising Parameters" : "LE Set Extended Advertising Parameters"
-            if let pi = paramsIndex {
-                checkParameters(commands[pi].command, b, into: &r)
+            if let params {
+                checkParameters(params, b, into: &r)
             } else {
                 r.failures.append("\(paramsName): none for the \(p.text) in the capture")
             }

@@ -140,6 +140,24 @@ public struct HCIFieldError: Error, Equatable, Sendable, CustomStringConvertible
     public var description: String { "\(field): \(problem)" }
 }
 
+/// The command families of the Core spec's mixing rule (Vol 4, Part E, §3.1.1): once a controller has
+/// accepted a legacy advertising or scanning command it refuses the extended ones with Command
+/// Disallowed until HCI Reset, and the other way round. Neutral commands belong to neither.
+public enum CommandFamily: String, Hashable, Sendable {
+    case legacy
+    case extended
+    case neutral
+
+    /// The advertising family this command family locks a controller to; nil for neutral commands.
+    public var advertisingFamily: AdvertisingFamily? {
+        switch self {
+        case .legacy: return .legacy
+        case .extended: return .extended
+        case .neutral: return nil
+        }
+    }
+}
+
 /// One HCI command, declared once: opcode, spec name, parameter fields, return parameter fields
 /// (Status first) and its Supported_Commands bit. Encoding, size checks, text printing and return
 /// parameter decoding all derive from it.
@@ -150,10 +168,14 @@ public struct HCICommandDescription: Sendable {
     public let returnParameters: [HCIField]
     /// Bit index in Read Local Supported Commands (octet * 8 + bit), when the spec assigns one.
     public let supportedCommandsBit: Int?
+    /// Which side of the legacy/extended mixing rule the command is on (Vol 4, Part E, §3.1.1).
+    public let family: CommandFamily
 
-    public init(_ opcode: Opcode, _ name: String, bit: Int?, parameters: [HCIField] = [], returns: [HCIField] = [HCIFields.status]) {
+    public init(_ opcode: Opcode, _ name: String, _ family: CommandFamily = .neutral, bit: Int?, parameters: [HCIField] = [],
+                returns: [HCIField] = [HCIFields.status]) {
         self.opcode = opcode
         self.name = name
+        self.family = family
         self.parameters = parameters
         self.returnParameters = returns
         supportedCommandsBit = bit

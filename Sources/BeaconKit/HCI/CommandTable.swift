@@ -40,7 +40,7 @@ public enum CommandTable {
                 f.status, f.mask("LE_Features"),
             ]),
             D(.leSetRandomAddress, "LE Set Random Address", bit: 204, parameters: [f.address("Random_Address")]),
-            D(.leSetAdvertisingParameters, "LE Set Advertising Parameters", bit: 205, parameters: [
+            D(.leSetAdvertisingParameters, "LE Set Advertising Parameters", .legacy, bit: 205, parameters: [
                 F("Advertising_Interval_Min", .octets(2), f.interval),
                 F("Advertising_Interval_Max", .octets(2), f.interval),
                 F("Advertising_Type", .octets(1)) { AdvertisingType(rawValue: UInt8(truncatingIfNeeded: $0)).description },
@@ -50,29 +50,29 @@ public enum CommandTable {
                 F("Advertising_Channel_Map", .octets(1), f.channels),
                 F("Advertising_Filter_Policy", .octets(1)),
             ]),
-            D(.leReadAdvertisingPhysicalChannelTxPower, "LE Read Advertising Physical Channel Tx Power", bit: 206, returns: [
+            D(.leReadAdvertisingPhysicalChannelTxPower, "LE Read Advertising Physical Channel Tx Power", .legacy, bit: 206, returns: [
                 f.status, F("TX_Power_Level", .octets(1), signed: true, f.dBm),
             ]),
-            D(.leSetAdvertisingData, "LE Set Advertising Data", bit: 207, parameters: [f.legacyData("Advertising_Data")]),
-            D(.leSetScanResponseData, "LE Set Scan Response Data", bit: 208, parameters: [f.legacyData("Scan_Response_Data")]),
-            D(.leSetAdvertisingEnable, "LE Set Advertising Enable", bit: 209, parameters: [
+            D(.leSetAdvertisingData, "LE Set Advertising Data", .legacy, bit: 207, parameters: [f.legacyData("Advertising_Data")]),
+            D(.leSetScanResponseData, "LE Set Scan Response Data", .legacy, bit: 208, parameters: [f.legacyData("Scan_Response_Data")]),
+            D(.leSetAdvertisingEnable, "LE Set Advertising Enable", .legacy, bit: 209, parameters: [
                 F("Advertising_Enable", .octets(1), f.enable),
             ]),
-            D(.leSetScanParameters, "LE Set Scan Parameters", bit: 210, parameters: [
+            D(.leSetScanParameters, "LE Set Scan Parameters", .legacy, bit: 210, parameters: [
                 F("LE_Scan_Type", .octets(1), f.scanType),
                 F("LE_Scan_Interval", .octets(2), f.interval),
                 F("LE_Scan_Window", .octets(2), f.interval),
                 F("Own_Address_Type", .octets(1), f.ownAddressType),
                 F("Scanning_Filter_Policy", .octets(1), f.filterPolicy),
             ]),
-            D(.leSetScanEnable, "LE Set Scan Enable", bit: 211, parameters: [
+            D(.leSetScanEnable, "LE Set Scan Enable", .legacy, bit: 211, parameters: [
                 F("LE_Scan_Enable", .octets(1), f.enable),
                 F("Filter_Duplicates", .octets(1), f.enable),
             ]),
-            D(.leSetAdvertisingSetRandomAddress, "LE Set Advertising Set Random Address", bit: 289, parameters: [
+            D(.leSetAdvertisingSetRandomAddress, "LE Set Advertising Set Random Address", .extended, bit: 289, parameters: [
                 f.handle, f.address("Random_Address"),
             ]),
-            D(.leSetExtendedAdvertisingParameters, "LE Set Extended Advertising Parameters", bit: 290, parameters: [
+            D(.leSetExtendedAdvertisingParameters, "LE Set Extended Advertising Parameters", .extended, bit: 290, parameters: [
                 f.handle,
                 F("Advertising_Event_Properties", .octets(2)) { Hex.word(UInt16(truncatingIfNeeded: $0)) + f.propertiesText(UInt16(truncatingIfNeeded: $0)) },
                 F("Primary_Advertising_Interval_Min", .octets(3), f.interval),
@@ -91,9 +91,9 @@ public enum CommandTable {
                 F("Advertising_SID", .octets(1)),
                 F("Scan_Request_Notification_Enable", .octets(1)),
             ], returns: [f.status, F("Selected_TX_Power", .octets(1), signed: true, f.dBm)]),
-            D(.leSetExtendedAdvertisingData, "LE Set Extended Advertising Data", bit: 291, parameters: f.extendedData("Advertising_Data")),
-            D(.leSetExtendedScanResponseData, "LE Set Extended Scan Response Data", bit: 292, parameters: f.extendedData("Scan_Response_Data")),
-            D(.leSetExtendedAdvertisingEnable, "LE Set Extended Advertising Enable", bit: 293, parameters: [
+            D(.leSetExtendedAdvertisingData, "LE Set Extended Advertising Data", .extended, bit: 291, parameters: f.extendedData("Advertising_Data")),
+            D(.leSetExtendedScanResponseData, "LE Set Extended Scan Response Data", .extended, bit: 292, parameters: f.extendedData("Scan_Response_Data")),
+            D(.leSetExtendedAdvertisingEnable, "LE Set Extended Advertising Enable", .extended, bit: 293, parameters: [
                 F("Enable", .octets(1), f.enable),
                 F("Number_of_Sets", .octets(1), f.decimal),
                 F("Sets", .repeated(perBitOfPreviousField: false, atLeast: 0, [
@@ -102,15 +102,15 @@ public enum CommandTable {
                     F("Max_Extended_Advertising_Events", .octets(1)) { $0 == 0 ? "none (0x00)" : "\($0)" },
                 ])),
             ]),
-            D(.leReadMaximumAdvertisingDataLength, "LE Read Maximum Advertising Data Length", bit: 294, returns: [
+            D(.leReadMaximumAdvertisingDataLength, "LE Read Maximum Advertising Data Length", .extended, bit: 294, returns: [
                 f.status, F("Max_Advertising_Data_Length", .octets(2), f.decimal),
             ]),
-            D(.leReadNumberOfSupportedAdvertisingSets, "LE Read Number of Supported Advertising Sets", bit: 295, returns: [
+            D(.leReadNumberOfSupportedAdvertisingSets, "LE Read Number of Supported Advertising Sets", .extended, bit: 295, returns: [
                 f.status, F("Num_Supported_Advertising_Sets", .octets(1), f.decimal),
             ]),
-            D(.leRemoveAdvertisingSet, "LE Remove Advertising Set", bit: 296, parameters: [f.handle]),
-            D(.leClearAdvertisingSets, "LE Clear Advertising Sets", bit: 297),
-            D(.leSetExtendedScanParameters, "LE Set Extended Scan Parameters", bit: 301, parameters: [
+            D(.leRemoveAdvertisingSet, "LE Remove Advertising Set", .extended, bit: 296, parameters: [f.handle]),
+            D(.leClearAdvertisingSets, "LE Clear Advertising Sets", .extended, bit: 297),
+            D(.leSetExtendedScanParameters, "LE Set Extended Scan Parameters", .extended, bit: 301, parameters: [
                 F("Own_Address_Type", .octets(1), f.ownAddressType),
                 F("Scanning_Filter_Policy", .octets(1), f.filterPolicy),
                 F("Scanning_PHYs", .octets(1), f.scanningPHYs),
@@ -118,7 +118,7 @@ public enum CommandTable {
                     F("Scan_Type", .octets(1), f.scanType), F("Scan_Interval", .octets(2), f.interval), F("Scan_Window", .octets(2), f.interval),
                 ])),
             ]),
-            D(.leSetExtendedScanEnable, "LE Set Extended Scan Enable", bit: 302, parameters: [
+            D(.leSetExtendedScanEnable, "LE Set Extended Scan Enable", .extended, bit: 302, parameters: [
                 F("Enable", .octets(1), f.enable),
                 F("Filter_Duplicates", .octets(1), f.enable),
                 F("Duration", .octets(2)) { $0 == 0 ? "none (0x0000)" : "\(Int($0) * 10) ms (\(Hex.word(UInt16(truncatingIfNeeded: $0))))" },

@@ -68,17 +68,12 @@ extension HCICommand {
     public static let legacyAdvertisingDataMaximum = 31
 
     /// The advertising (or scan response) data a set-data command carries: legacy 0x2008/0x2009
-    /// (length + 31 bytes) or extended 0x2037/0x2038 (handle, operation, preference, length, data).
-    /// Nil for other commands or when the length byte points past the parameters.
+    /// (length + 31 bytes) or extended 0x2037/0x2038 (handle, operation, preference, length, data),
+    /// read through the command's description. Nil for other commands or parameters that do not fit.
     public var carriedAdvertisingData: [UInt8]? {
-        var r = ByteReader(parameters)
         switch opcode {
-        case .leSetAdvertisingData, .leSetScanResponseData:
-            guard let length = try? r.readUInt8(), length <= 31 else { return nil }
-            return try? r.readBytes(Int(length))
-        case .leSetExtendedAdvertisingData, .leSetExtendedScanResponseData:
-            guard (try? r.readBytes(3)) != nil, let length = try? r.readUInt8() else { return nil }
-            return try? r.readBytes(Int(length))
+        case .leSetAdvertisingData, .leSetScanResponseData, .leSetExtendedAdvertisingData, .leSetExtendedScanResponseData:
+            return DescribedCommand(self)?.data
         default:
             return nil
         }

@@ -403,7 +403,7 @@ public final class AdvertisingSession {
         }
         switch event.code {
         case .hardwareError:
-            let code = event.parameters.first ?? 0
+            let code = HardwareError(event)?.hardwareCode ?? 0
             schedule("Hardware Error (code \(Hex.byte(code)))", after: hardwareErrorGraceMilliseconds,
                      waiting: "\(device) reported a Hardware Error; waiting for the kernel to reset it")
         case .commandComplete, .commandStatus:
@@ -423,23 +423,18 @@ public final class AdvertisingSession {
     }
 
     private func leMeta(_ event: HCIEvent) {
-        guard let plan, let subevent = event.parameters.first.map(LEMetaSubevent.init(rawValue:)) else { return }
-        switch subevent {
-        case .advertisingSetTerminated:
-            // Status, Advertising_Handle, Connection_Handle (2), Num_Completed_Extended_Advertising_Events.
-            guard event.parameters.count >= 6 else { return }
-            let handle = event.parameters[2]
+        guard let plan else { return }
+        if let terminated = LEAdvertisingSetTerminated(event) {
+            let handle = terminated.advertisingHandle
             guard plan.handles.contains(handle) else { return }
             terminatedHandles.insert(handle)
             state = .waiting("a connection ended advertising set \(handle); re-enabling after the disconnection")
-        case .connectionComplete, .enhancedConnectionComplete:
-            // Status, Connection_Handle (2), Role (0x01 = peripheral): a legacy connectable beacon stops.
-            guard plan.family == .legacy, event.parameters.count >= 5, event.parameters[1] == 0,
-                  event.parameters[4] == 0x01, plan.advertised.contains(where: { $0.options.connectable }) else { return }
+        } else if let connection = LEConnectionComplete(event) {
+            // A central connected to what the controller advertised: a legacy connectable beacon stops.
+            guard plan.family == .legacy, connection.status == .success, connection.isPeripheral,
+                  plan.advertised.contains(where: { $0.options.connectable }) else { return }
             legacyConnected = true
             state = .waiting("a central connected; re-enabling after the disconnection")
-        default:
-            break
         }
     }
 
@@ -459,7 +454,7 @@ public final class AdvertisingSession {
 
     /// Another program's command: does it take our beacons off air?
     private func observe(_ command: HCICommand) {
-        if plan?.family == .legacy, foreignLegacy.record(command), command.opcode != .leSetAdvertisingEnable || command.parameters.first == 1 {
+        if plan?.family == .legacy, foreignLegacy.record(command), LESetAdvertisingEnable(command)?.advertisingEnable != false {
             noteDisplacement("another owner (the kernel's advertising instances: bluetoothd, bluetoothctl advertise, btmgmt add-adv)")
         }
         if isYielding {
@@ -467,8 +462,9 @@ public final class AdvertisingSession {
             if Self.isAdvertisingCommand(command) { rearmAt = now() + fightBudget.quietMilliseconds }
             return
         }
-        guard !cycleOff, let plan, let reason = disruption(command, plan) else { return }
+        guard !cycleOff, let plan, let cause = disruption(command, plan) else { return }
         guard !isDown else { return }
+        let reason = cause.text(device: device)
         takeoverPending = command.opcode != .reset
         pendingDisruption = (command.opcode, reason)
         // If the completion never reaches us, re-arm anyway.
@@ -480,42 +476,18 @@ public final class AdvertisingSession {
         return state == .deviceGone
     }
 
-    /// The reason text when `command` (sent by someone else) takes our advertising off air.
-    func disruption(_ command: HCICommand, _ plan: KioskPlan) -> String? {
-        let p = command.parameters
-        switch command.opcode {
-        case .reset:
-            return "another program reset \(device) (HCI Reset)"
-        case .leClearAdvertisingSets where plan.family == .extended:
-            return "another program cleared all advertising sets (LE Clear Advertising Sets)"
-        case .leRemoveAdvertisingSet where plan.family == .extended:
-            guard let h = p.first, plan.handles.contains(h) else { return nil }
-            return "another program removed advertising set \(h)"
-        case .leSetExtendedAdvertisingEnable where plan.family == .extended:
-            guard p.count >= 2, p[0] == 0 else { return nil }
-            if p[1] == 0 { return "another program disabled all advertising sets" }
-            var i = 2
-            while i + 4 <= p.count {
-                if plan.handles.contains(p[i]) { return "another program disabled advertising set \(p[i])" }
-                i += 4
-            }
-            return nil
-        case .leSetAdvertisingEnable where plan.family == .legacy:
-            return p.first == 0 ? "another program disabled legacy advertising" : nil
-        case .leSetExtendedAdvertisingData, .leSetExtendedScanResponseData, .leSetExtendedAdvertisingParameters,
-             .leSetAdvertisingSetRandomAddress:
-            // What is on air on one of our sets is no longer what we configured.
-            guard plan.family == .extended, let h = p.first, plan.handles.contains(h), !plan.sends(command) else { return nil }
-            return "another program sent \(Self.name(command.opcode)) for advertising set \(h)"
-        case .leSetAdvertisingData, .leSetScanResponseData, .leSetAdvertisingParameters:
-            guard plan.family == .legacy, !plan.sends(command) else { return nil }
-            return "another program sent \(Self.name(command.opcode)) (legacy advertising)"
-        default:
-            return nil
-        }
+    /// How `command` (sent by someone else) takes our advertising off air; nil when it leaves what
+    /// our placements put on air as the plan wants it. One rule for every kind of command: applied
+    /// to the desired state (`ControllerAdvertisingState`), does it change our placements? Whether
+    /// the controller accepts it is not predicted: a re-arm after a refused command costs a few
+    /// commands, a missed one costs the beacons.
+    func disruption(_ command: HCICommand, _ plan: KioskPlan) -> Disruption? {
+        let desired = plan.desiredState(rotationIndex: rotationIndex)
+        var after = desired
+        after.apply(command)
+        guard after.onAir(plan.placements) != desired.onAir(plan.placements) else { return nil }
+        return Disruption(command, plan)
     }
-
-    private static func name(_ opcode: Opcode) -> String { CommandTable.description(opcode)?.name ?? opcode.description }
 
     /// A re-arm already pending keeps its first state (one log line for, say, a power-off's disable
     /// and clear): the later command only moves the re-arm and its reason.
@@ -749,6 +721,47 @@ public final class AdvertisingSession {
             throw error
         }
         return summary
+    }
+}
+
+/// How another program's command took our beacons off air: typed here, rendered by `text(device:)`.
+public enum Disruption: Hashable, Sendable {
+    case reset
+    case clearedSets
+    case removedSet(UInt8)
+    case disabledAllSets
+    case disabledSet(UInt8)
+    case disabledLegacy
+    /// Data, scan response, parameters or a random address that differ from ours (set nil: legacy).
+    case wrote(Opcode, set: UInt8?)
+
+    /// Classifies a command already known to change our placements.
+    init(_ command: HCICommand, _ plan: KioskPlan) {
+        switch command.opcode {
+        case .reset: self = .reset
+        case .leClearAdvertisingSets: self = .clearedSets
+        case .leRemoveAdvertisingSet: self = .removedSet(DescribedCommand(command)?.advertisingHandle ?? 0)
+        case .leSetExtendedAdvertisingEnable:
+            let e = LESetExtendedAdvertisingEnable(command)
+            if e?.disablesAll ?? true { self = .disabledAllSets; return }
+            self = .disabledSet(e?.handles.first(where: plan.handles.contains) ?? 0)
+        case .leSetAdvertisingEnable: self = .disabledLegacy
+        default: self = .wrote(command.opcode, set: plan.family == .extended ? DescribedCommand(command)?.advertisingHandle : nil)
+        }
+    }
+
+    public func text(device: String) -> String {
+        switch self {
+        case .reset: return "another program reset \(device) (HCI Reset)"
+        case .clearedSets: return "another program cleared all advertising sets (LE Clear Advertising Sets)"
+        case let .removedSet(h): return "another program removed advertising set \(h)"
+        case .disabledAllSets: return "another program disabled all advertising sets"
+        case let .disabledSet(h): return "another program disabled advertising set \(h)"
+        case .disabledLegacy: return "another program disabled legacy advertising"
+        case let .wrote(opcode, set):
+            let name = CommandTable.description(opcode)?.name ?? opcode.description
+            return "another program sent \(name) " + (set.map { "for advertising set \($0)" } ?? "(legacy advertising)")
+        }
     }
 }
 

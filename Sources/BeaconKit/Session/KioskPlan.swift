@@ -213,6 +213,21 @@ public struct KioskPlan: Hashable, Sendable, CommandPlan {
         start.contains { $0.command == command } || rotationSteps.contains { $0.command == command }
     }
 
+    /// Where our beacons sit: the legacy instance, or our extended sets.
+    public var placements: [ControllerAdvertisingState.Placement] {
+        family == .legacy ? [.legacy] : handles.map(ControllerAdvertisingState.Placement.set)
+    }
+
+    /// The controller's state with this plan on air: the start plan, then the rotation step of the
+    /// beacon on air (`rotationIndex`).
+    public func desiredState(rotationIndex: Int = 0) -> ControllerAdvertisingState {
+        var state = ControllerAdvertisingState.after(start.map(\.command))
+        if rotationIndex > 0, rotationSteps.indices.contains(rotationIndex) {
+            state.apply(rotationSteps[rotationIndex].command)
+        }
+        return state
+    }
+
     public var handles: [UInt8] {
         switch layout {
         case let .sets(h): return h

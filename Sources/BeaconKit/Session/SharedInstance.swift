@@ -40,8 +40,8 @@ public struct ForeignLegacyAdvertising: Hashable, Sendable {
         case .leSetAdvertisingData: data = command
         case .leSetScanResponseData: scanResponse = command
         case .leSetAdvertisingEnable:
-            guard let e = command.parameters.first else { return false }
-            enabled = e != 0
+            guard let e = LESetAdvertisingEnable(command) else { return false }
+            enabled = e.advertisingEnable
         default: return false
         }
         return true

@@ -128,14 +128,11 @@ enum PlanCheck {
         }
     }
 
-    /// Extended when any command is of the extended advertising family, legacy when any is a
-    /// legacy advertising command, nil when neither.
+    /// Extended when any command is of the extended family (the table's family column), legacy when
+    /// any is of the legacy family, nil when neither.
     static func family(of commands: [HCICommand]) -> AdvertisingFamily? {
-        let extended: Set<Opcode> = [.leSetExtendedAdvertisingParameters, .leSetExtendedAdvertisingData, .leSetExtendedAdvertisingEnable,
-                                     .leRemoveAdvertisingSet, .leClearAdvertisingSets]
-        let legacy: Set<Opcode> = [.leSetAdvertisingParameters, .leSetAdvertisingData, .leSetAdvertisingEnable]
-        if commands.contains(where: { extended.contains($0.opcode) }) { return .extended }
-        return commands.contains(where: { legacy.contains($0.opcode) }) ? .legacy : nil
+        let families = Set(commands.compactMap { CommandTable.description($0.opcode)?.family.advertisingFamily })
+        return families.contains(.extended) ? .extended : families.first
     }
 
     static func lines(_ section: String, _ steps: [CommandDiff.Step]) -> [String] {
