@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "HCISocket", targets: ["HCISocket"]),
         // For the libFuzzer harnesses in Fuzz/ (a separate package that depends on this one).
         .library(name: "BeaconTool", targets: ["BeaconTool"]),
+        // The fakes (scripted and behavioural controllers), for the tests and the session harness in Fuzz/.
+        .library(name: "BeaconTestSupport", targets: ["BeaconTestSupport"]),
     ],
     targets: [
         // Pure core: bytes, iBeacon, HCI vocabulary, encoders, decoders, plans. Swift stdlib only.

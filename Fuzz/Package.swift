@@ -6,7 +6,7 @@ import PackageDescription
 
 /// Each harness is an executable whose main.swift calls libFuzzer's LLVMFuzzerRunDriver.
 let harnesses = ["fuzz-hci-packets", "fuzz-advertising-reports", "fuzz-ad-ibeacon", "fuzz-json-config",
-                 "fuzz-decode", "fuzz-argv", "fuzz-advertiser", "fuzz-capture", "fuzz-selftest"]
+                 "fuzz-decode", "fuzz-argv", "fuzz-advertiser", "fuzz-capture", "fuzz-session", "fuzz-selftest"]
 
 let package = Package(
     name: "beacon-tx-fuzz",
@@ -23,6 +23,7 @@ let package = Package(
             "FuzzSupport",
             .product(name: "BeaconKit", package: "beacon-tx"),
             .product(name: "BeaconTool", package: "beacon-tx"),
+            .product(name: "BeaconTestSupport", package: "beacon-tx"),
         ])
     },
     swiftLanguageModes: [.v6]

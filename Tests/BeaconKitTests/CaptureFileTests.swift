@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func monitorGoldenRecords() throws {
-        let file = try CaptureFile.read(try bytes(Self.header2001 + Self.monitorRecords.joined()))
+        let file = try CaptureFile.read(try bytes(Self.header2001 + Self.monitorRecords.joined()), .fail)
         #expect(file.datalink == 2001)
         #expect(file.warning == nil)
         #expect(file.records == Self.expectedMonitor())
@@ -86,7 +86,7 @@ import Testing
             + "0000000300000003000000020000000000e03ab44a676000030c00"
             + "0000000600000006000000030000000000e03ab44a6763e80e0401030c00"
             + "0000000400000004000000010000000000e03ab44a6767d0deadbeef"
-        let file = try CaptureFile.read(try bytes(hex))
+        let file = try CaptureFile.read(try bytes(hex), .fail)
         #expect(file == CaptureFile(datalink: 1001, records: [
             CaptureRecord(unixMicroseconds: Self.t0, controllerIndex: nil, kind: .command(.reset)),
             CaptureRecord(unixMicroseconds: Self.t0 + 1000, controllerIndex: nil, kind: .event(CommandComplete.success(for: .reset).event)),
@@ -102,7 +102,7 @@ import Testing
             + "0000000200000002000000000000000000e03ab44a676bb805aa"
             + "0000000200000002000000010000000000e03ab44a676fa003bb"
             + "0000000200000002000000000000000000e03ab44a677388ff00"
-        let file = try CaptureFile.read(try bytes(hex))
+        let file = try CaptureFile.read(try bytes(hex), .fail)
         #expect(file.records.map(\.kind) == [
             .command(.reset), .event(CommandComplete.success(for: .reset).event),
             .data(.acl, received: true, [0xde, 0xad, 0xbe, 0xef]), .data(.iso, received: false, [0xaa]),
@@ -115,7 +115,7 @@ import Testing
     @Test func readsOurOwnDryRunCaptures() throws {
         let commands: [HCICommand] = [.reset, .leSetAdvertisingEnable(true)]
         let synthetic = BTSnoop.syntheticCapture(of: commands)
-        let file = try CaptureFile.read(BTSnoop.encode(synthetic))
+        let file = try CaptureFile.read(BTSnoop.encode(synthetic), .fail)
         #expect(file.records.map(\.kind) == [
             .command(.reset), .event(CommandComplete.success(for: .reset).event),
             .command(.leSetAdvertisingEnable(true)), .event(CommandComplete.success(for: .leSetAdvertisingEnable(true)).event),
@@ -128,30 +128,30 @@ import Testing
         let whole = try bytes(Self.header2001 + Self.monitorRecords.joined())
         let last = try bytes(Self.monitorRecords[Self.monitorRecords.count - 1])
         for cut in 1..<last.count {
-            let file = try CaptureFile.read(Array(whole.dropLast(cut)))
+            let file = try CaptureFile.read(Array(whole.dropLast(cut)), .dropWithWarning)
             #expect(file.records == Array(Self.expectedMonitor().dropLast()))
             #expect(file.warning?.hasPrefix("record 17 is cut short at the end of the file") == true)
         }
-        let cut = try CaptureFile.read(Array(whole.dropLast(2)))
+        let cut = try CaptureFile.read(Array(whole.dropLast(2)), .dropWithWarning)
         #expect(cut.warning == "record 17 is cut short at the end of the file (truncated packet: needs 2 byte(s), 0 left); read 16 records")
         // A header alone is an empty capture.
-        #expect(try CaptureFile.read(try bytes(Self.header2001)) == CaptureFile(datalink: 2001, records: []))
+        #expect(try CaptureFile.read(try bytes(Self.header2001), .fail) == CaptureFile(datalink: 2001, records: []))
     }
 
     @Test func garbageFailsWithoutCrashing() throws {
-        #expect(throws: BTSnoopError.notBTSnoop) { try CaptureFile.read(Array("not a capture at all".utf8)) }
-        #expect(throws: BTSnoopError.self) { try CaptureFile.read(Array("btsn".utf8)) }
+        #expect(throws: BTSnoopError.notBTSnoop) { try CaptureFile.read(Array("not a capture at all".utf8), .fail) }
+        #expect(throws: BTSnoopError.self) { try CaptureFile.read(Array("btsn".utf8), .fail) }
         #expect(throws: BTSnoopError.unsupportedCapture(version: 1, datalink: 1003)) {
-            try CaptureFile.read(try bytes("6274736e6f6f7000" + "00000001" + "000003eb"))
+            try CaptureFile.read(try bytes("6274736e6f6f7000" + "00000001" + "000003eb"), .fail)
         }
         // An included length no packet has, in the middle of the file: the framing is broken.
         let huge = "7fffffff7fffffff000000020000000000e03ab44a676000"
         #expect(throws: BTSnoopError.malformedRecord(number: 2, "included length 2147483647 (original 2147483647) is not a packet length")) {
-            try CaptureFile.read(try bytes(Self.header2001 + Self.monitorRecords[0] + huge + Self.monitorRecords[1]))
+            try CaptureFile.read(try bytes(Self.header2001 + Self.monitorRecords[0] + huge + Self.monitorRecords[1]), .fail)
         }
         // Included longer than original.
         #expect(throws: BTSnoopError.self) {
-            try CaptureFile.read(try bytes(Self.header2001 + "00000001000000020000000c0000000000e03ab44a6760006869"))
+            try CaptureFile.read(try bytes(Self.header2001 + "00000001000000020000000c0000000000e03ab44a6760006869"), .fail)
         }
         // Pseudo-random payloads under every opcode: records of some kind, never a trap.
         var seed: UInt32 = 12345
@@ -160,14 +160,14 @@ import Testing
             for length in 0..<40 {
                 var m = MonitorCapture()
                 m.add(UInt16(opcode % 3), UInt16(opcode), (0..<length).map { _ in next() })
-                let file = try CaptureFile.read(m.bytes)
+                let file = try CaptureFile.read(m.bytes, .fail)
                 #expect(file.records.count == 1)
             }
         }
         // Random bytes after a valid header: either records or an error, never a crash.
         for _ in 0..<200 {
             let tail = (0..<Int(next() % 80)).map { _ in next() }
-            _ = try? CaptureFile.read(try bytes(Self.header2001) + tail)
+            _ = try? CaptureFile.read(try bytes(Self.header2001) + tail, .dropWithWarning)
         }
     }
 }

@@ -38,7 +38,7 @@ import Testing
     }
 
     func report(_ m: MonitorCapture, _ config: KioskConfiguration, index: UInt16 = 0) throws -> CaptureReport {
-        CaptureVerifier.verify(try CaptureFile.read(m.bytes), expected: config, controllerIndex: index)
+        CaptureVerifier.verify(try CaptureFile.read(m.bytes, .fail), expected: config, controllerIndex: index)
     }
 
     func expectText(_ r: CaptureReport, _ expected: String, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -381,7 +381,7 @@ import Testing
     @Test func legacyFamilyFromADryRunCapture() throws {
         let config = try Self.kiosk([7], family: .legacy)
         let plan = try KioskPlan(config, family: .legacy)
-        let file = try CaptureFile.read(BTSnoop.encode(BTSnoop.syntheticCapture(of: (plan.start + plan.stop).map(\.command))))
+        let file = try CaptureFile.read(BTSnoop.encode(BTSnoop.syntheticCapture(of: (plan.start + plan.stop).map(\.command))), .fail)
         let r = CaptureVerifier.verify(file, expected: config, controllerIndex: 0)
         #expect(r.passed)
         expectText(r, """

@@ -96,12 +96,16 @@ import Testing
         // First record: lengths 4/4, flags 2 (sent command), drops 0, timestamp 1 s after the epoch + offset.
         #expect(Hex.encode(file[16..<40]) == "00000004" + "00000004" + "00000002" + "00000000" + "00dcddb30f3ec240")
         #expect(Hex.encode(file[40..<44]) == "01030c00")
-        let records = try BTSnoop.decode(file)
+        let records = try BTSnoop.read(file, .fail).frames.map(BTSnoop.Record.init)
         #expect(records.count == 4)
         #expect(records.map(\.received) == [false, true, false, true])
         #expect(records[1].packet == [0x04, 0x0e, 0x04, 0x01, 0x03, 0x0c, 0x00])
         #expect(records[3].unixMicroseconds == 1_003_000)
-        #expect(throws: BTSnoopError.notBTSnoop) { try BTSnoop.decode(Array("notsnoop........".utf8)) }
-        #expect(throws: BTSnoopError.self) { try BTSnoop.decode(Array(file.dropLast())) }
+        #expect(throws: BTSnoopError.notBTSnoop) { try BTSnoop.read(Array("notsnoop........".utf8), .fail) }
+        // A record cut at the end: an error when the file must be whole, a warning otherwise.
+        #expect(throws: BTSnoopError.self) { try BTSnoop.read(Array(file.dropLast()), .fail) }
+        let cut = try BTSnoop.read(Array(file.dropLast()), .dropWithWarning)
+        #expect(cut.frames.count == 3)
+        #expect(cut.warning == "record 4 is cut short at the end of the file (truncated packet: needs 7 byte(s), 6 left); read 3 records")
     }
 }

@@ -100,20 +100,10 @@ public struct MonitorCapture {
         event(1, HCIEvent(code: .leMeta, parameters: [0x0d, 0x01, 0x13, 0x00, 0x00, 0x00, 0x00, 0x00, 0xaa, 0x00, 0x00]))
     }
 
-    /// The whole file.
+    /// The whole file, written by the one btsnoop writer (flags = index << 16 | opcode).
     public var bytes: [UInt8] {
-        var w = ByteWriter()
-        w.writeBytes(BTSnoop.magic)
-        w.writeUInt32BE(1)
-        w.writeUInt32BE(2001)
-        for r in records {
-            w.writeUInt32BE(UInt32(r.payload.count))
-            w.writeUInt32BE(UInt32(r.payload.count))
-            w.writeUInt32BE(UInt32(r.index) << 16 | UInt32(r.opcode))
-            w.writeUInt32BE(0)
-            w.writeUInt64BE(r.unixMicroseconds + BTSnoop.unixEpochOffsetMicroseconds)
-            w.writeBytes(r.payload)
-        }
-        return w.bytes
+        BTSnoop.write(datalink: CaptureFile.datalinkMonitor, records.map {
+            BTSnoop.Frame(flags: UInt32($0.index) << 16 | UInt32($0.opcode), unixMicroseconds: $0.unixMicroseconds, payload: $0.payload)
+        })
     }
 }

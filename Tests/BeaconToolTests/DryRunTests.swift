@@ -63,7 +63,7 @@ import Testing
     @Test func btsnoopCapture() throws {
         let r = tool(["start"] + goldenFlags + ["--dry-run", "--format", "btsnoop", "--controller", "extended"])
         #expect(r.code == 0)
-        let records = try BTSnoop.decode(r.bytes)
+        let records = try BTSnoop.read(r.bytes, .fail).frames.map(BTSnoop.Record.init)
         // Start, then stop: every dry-run format shows both.
         #expect(records.count == 12)
         let plan = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF), family: .extended)

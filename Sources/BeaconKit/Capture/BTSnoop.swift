@@ -22,6 +22,11 @@ public enum BTSnoop {
             self.unixMicroseconds = unixMicroseconds
         }
 
+        /// An H4 record from a frame of a 1002 file.
+        public init(_ frame: Frame) {
+            self.init(packet: frame.payload, received: frame.flags & 1 == 1, unixMicroseconds: frame.unixMicroseconds)
+        }
+
         /// Flags bit 0: received; bit 1: command or event (not data).
         var flags: UInt32 {
             let type = packet.first ?? 0
@@ -30,26 +35,59 @@ public enum BTSnoop {
         }
     }
 
-    /// The whole file.
-    public static func encode(_ records: [Record]) -> [UInt8] {
-        var w = ByteWriter(capacity: 16 + records.reduce(0) { $0 + 24 + $1.packet.count })
+    /// One record as the file frames it: flags (their meaning depends on the datalink), drops,
+    /// time, and the payload.
+    public struct Frame: Hashable, Sendable {
+        public var flags: UInt32
+        public var drops: UInt32
+        /// Microseconds since the Unix epoch.
+        public var unixMicroseconds: UInt64
+        public var payload: [UInt8]
+        /// The original length when it differs from the payload's (a snapped record); nil = the same.
+        public var originalLength: UInt32?
+
+        public init(flags: UInt32, drops: UInt32 = 0, unixMicroseconds: UInt64, payload: [UInt8], originalLength: UInt32? = nil) {
+            self.flags = flags
+            self.drops = drops
+            self.unixMicroseconds = unixMicroseconds
+            self.payload = payload
+            self.originalLength = originalLength
+        }
+    }
+
+    /// What to do with a record cut short at the end of the file.
+    public enum CutRecord: Sendable {
+        /// An error: the file must be whole (golden files, our own dry runs, the tests).
+        case fail
+        /// Drop it and say so in a warning (btmon killed mid-write leaves one).
+        case dropWithWarning
+    }
+
+    /// The largest included length accepted: an ACL packet of 65535 bytes with its headers.
+    public static let maximumRecordLength: UInt32 = 65535 + 5
+
+    /// The one btsnoop writer: header, then each frame (every integer big-endian).
+    public static func write(datalink: UInt32, _ frames: [Frame]) -> [UInt8] {
+        var w = ByteWriter(capacity: 16 + frames.reduce(0) { $0 + 24 + $1.payload.count })
         w.writeBytes(magic)
         w.writeUInt32BE(version)
-        w.writeUInt32BE(datalinkH4)
-        for r in records {
-            let length = UInt32(truncatingIfNeeded: r.packet.count)
-            w.writeUInt32BE(length)          // original length
-            w.writeUInt32BE(length)          // included length
-            w.writeUInt32BE(r.flags)
-            w.writeUInt32BE(0)               // cumulative drops
-            w.writeUInt64BE(r.unixMicroseconds &+ unixEpochOffsetMicroseconds)
-            w.writeBytes(r.packet)
+        w.writeUInt32BE(datalink)
+        for f in frames {
+            let length = UInt32(truncatingIfNeeded: f.payload.count)
+            w.writeUInt32BE(f.originalLength ?? length)
+            w.writeUInt32BE(length)
+            w.writeUInt32BE(f.flags)
+            w.writeUInt32BE(f.drops)
+            w.writeUInt64BE(f.unixMicroseconds &+ unixEpochOffsetMicroseconds)
+            w.writeBytes(f.payload)
         }
         return w.bytes
     }
 
-    /// Parses a file written by `encode` or by BlueZ; throws on a bad header or a truncated record.
-    public static func decode(_ bytes: [UInt8]) throws(BTSnoopError) -> [Record] {
+    /// The one btsnoop reader (framing only): the datalink and the frames, and a warning when a
+    /// record cut at the end was dropped. Bytes from a file never trap; a broken header, a version
+    /// other than 1, or a record whose lengths are not a packet's is an error.
+    public static func read(_ bytes: [UInt8], _ cut: CutRecord) throws(BTSnoopError) -> (datalink: UInt32, frames: [Frame], warning: String?) {
         var r = ByteReader(bytes)
         let header: [UInt8]
         do { header = try r.readBytes(8, "magic") } catch { throw .truncated(error) }
@@ -59,21 +97,37 @@ public enum BTSnoop {
             v = try r.readUInt32BE("version")
             link = try r.readUInt32BE("datalink")
         } catch { throw .truncated(error) }
-        guard v == version, link == datalinkH4 else { throw .unsupported(version: v, datalink: link) }
-        var records: [Record] = []
-        do throws(ByteReaderError) {
-            while !r.isAtEnd {
-                _ = try r.readUInt32BE("original length")
-                let included = try r.readUInt32BE("included length")
-                let flags = try r.readUInt32BE("flags")
-                _ = try r.readUInt32BE("drops")
-                let ts = try r.readUInt64BE("timestamp")
-                let packet = try r.readBytes(Int(included), "packet")
-                records.append(Record(packet: packet, received: flags & 1 == 1,
-                                      unixMicroseconds: ts &- unixEpochOffsetMicroseconds))
+        guard v == version else { throw .unsupportedCapture(version: v, datalink: link) }
+        var frames: [Frame] = []
+        var number = 0
+        func cutShort(_ error: ByteReaderError) throws(BTSnoopError) -> (datalink: UInt32, frames: [Frame], warning: String?) {
+            guard case .dropWithWarning = cut else { throw .truncated(error) }
+            return (link, frames, "record \(number) is cut short at the end of the file (\(error)); read \(frames.count) records")
+        }
+        while !r.isAtEnd {
+            number += 1
+            let original: UInt32, included: UInt32, flags: UInt32, drops: UInt32, timestamp: UInt64
+            do throws(ByteReaderError) {
+                original = try r.readUInt32BE("original length")
+                included = try r.readUInt32BE("included length")
+                flags = try r.readUInt32BE("flags")
+                drops = try r.readUInt32BE("drops")
+                timestamp = try r.readUInt64BE("timestamp")
+            } catch { return try cutShort(error) }
+            guard included <= maximumRecordLength, included <= original || original == 0 else {
+                throw .malformedRecord(number: number, "included length \(included) (original \(original)) is not a packet length")
             }
-        } catch { throw .truncated(error) }
-        return records
+            let payload: [UInt8]
+            do { payload = try r.readBytes(Int(included), "packet") } catch { return try cutShort(error) }
+            frames.append(Frame(flags: flags, drops: drops, unixMicroseconds: timestamp &- unixEpochOffsetMicroseconds, payload: payload,
+                                originalLength: original == included ? nil : original))
+        }
+        return (link, frames, nil)
+    }
+
+    /// A whole H4 (1002) file of `records`, as the dry run writes it.
+    public static func encode(_ records: [Record]) -> [UInt8] {
+        write(datalink: datalinkH4, records.map { Frame(flags: $0.flags, unixMicroseconds: $0.unixMicroseconds, payload: $0.packet) })
     }
 
     /// 2000-01-01 00:00:00 UTC in Unix microseconds. BlueZ reads btsnoop time relative to 2000, so
@@ -99,17 +153,15 @@ public enum BTSnoop {
 
 public enum BTSnoopError: Error, Equatable, Sendable, CustomStringConvertible {
     case notBTSnoop
-    case unsupported(version: UInt32, datalink: UInt32)
     case truncated(ByteReaderError)
-    /// `CaptureFile.read`: a version or datalink it cannot read.
+    /// A version or datalink the reader cannot read.
     case unsupportedCapture(version: UInt32, datalink: UInt32)
-    /// `CaptureFile.read`: a record whose framing is broken before the end of the file.
+    /// A record whose framing is broken before the end of the file.
     case malformedRecord(number: Int, String)
 
     public var description: String {
         switch self {
         case .notBTSnoop: return "not a btsnoop file (no btsnoop header)"
-        case let .unsupported(v, link): return "unsupported btsnoop version \(v) / datalink \(link) (need 1 / 1002)"
         case let .truncated(e): return "truncated btsnoop record: \(e)"
         case let .unsupportedCapture(v, link):
             return "unsupported btsnoop version \(v) / datalink \(link) (need version 1, datalink 1001, 1002 or 2001)"

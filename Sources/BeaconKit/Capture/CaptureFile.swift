@@ -25,8 +25,6 @@ public struct CaptureFile: Hashable, Sendable {
     public static let datalinkMonitor: UInt32 = 2001
     /// "No controller" in the monitor format's index.
     public static let noIndex: UInt16 = 0xFFFF
-    /// The largest included length accepted: an ACL packet of 65535 bytes with its headers.
-    public static let maximumRecordLength: UInt32 = 65535 + 5
 
     /// `HCI UART (H4)` for 1002.
     public static func datalinkName(_ link: UInt32) -> String {
@@ -38,62 +36,32 @@ public struct CaptureFile: Hashable, Sendable {
         }
     }
 
-    /// Parses a whole file.
-    public static func read(_ bytes: [UInt8]) throws(BTSnoopError) -> CaptureFile {
-        var r = ByteReader(bytes)
-        let header: [UInt8]
-        do { header = try r.readBytes(8, "magic") } catch { throw .truncated(error) }
-        guard header == BTSnoop.magic else { throw .notBTSnoop }
-        let version: UInt32, link: UInt32
-        do throws(ByteReaderError) {
-            version = try r.readUInt32BE("version")
-            link = try r.readUInt32BE("datalink")
-        } catch { throw .truncated(error) }
-        guard version == BTSnoop.version, [datalinkHCI, BTSnoop.datalinkH4, datalinkMonitor].contains(link) else {
-            throw .unsupportedCapture(version: version, datalink: link)
+    /// Parses a file with the one btsnoop reader (`BTSnoop.read`), then each record by datalink.
+    /// `cut`: `verify` drops a record cut at the end with a warning; a golden file must be whole.
+    public static func read(_ bytes: [UInt8], _ cut: BTSnoop.CutRecord) throws(BTSnoopError) -> CaptureFile {
+        let (link, frames, warning) = try BTSnoop.read(bytes, cut)
+        guard [datalinkHCI, BTSnoop.datalinkH4, datalinkMonitor].contains(link) else {
+            throw .unsupportedCapture(version: BTSnoop.version, datalink: link)
         }
-        var records: [CaptureRecord] = []
-        var number = 0
-        while !r.isAtEnd {
-            number += 1
-            let original: UInt32, included: UInt32, flags: UInt32, drops: UInt32, timestamp: UInt64
-            do throws(ByteReaderError) {
-                original = try r.readUInt32BE("original length")
-                included = try r.readUInt32BE("included length")
-                flags = try r.readUInt32BE("flags")
-                drops = try r.readUInt32BE("drops")
-                timestamp = try r.readUInt64BE("timestamp")
-            } catch {
-                return CaptureFile(datalink: link, records: records, warning: "record \(number) is cut short at the end of the file (\(error)); read \(records.count) records")
-            }
-            guard included <= maximumRecordLength, included <= original || original == 0 else {
-                throw .malformedRecord(number: number, "included length \(included) (original \(original)) is not a packet length")
-            }
-            let payload: [UInt8]
-            do { payload = try r.readBytes(Int(included), "packet") } catch {
-                return CaptureFile(datalink: link, records: records, warning: "record \(number) is cut short at the end of the file (\(error)); read \(records.count) records")
-            }
-            let us = timestamp &- BTSnoop.unixEpochOffsetMicroseconds
-            let record: CaptureRecord
+        let records = frames.map { f -> CaptureRecord in
             switch link {
             case datalinkMonitor:
-                record = CaptureRecord(unixMicroseconds: us, controllerIndex: UInt16(truncatingIfNeeded: flags >> 16), drops: drops,
-                                       kind: CaptureRecord.monitor(opcode: UInt16(truncatingIfNeeded: flags), payload))
+                return CaptureRecord(unixMicroseconds: f.unixMicroseconds, controllerIndex: UInt16(truncatingIfNeeded: f.flags >> 16), drops: f.drops,
+                                     kind: CaptureRecord.monitor(opcode: UInt16(truncatingIfNeeded: f.flags), f.payload))
             case datalinkHCI:
                 let kind: CaptureRecord.Kind
-                switch (flags & 2 != 0, flags & 1 != 0) {
-                case (true, false): kind = CaptureRecord.command(payload)
-                case (true, true): kind = CaptureRecord.event(payload)
-                case (false, let rx): kind = .data(.acl, received: rx, payload)
+                switch (f.flags & 2 != 0, f.flags & 1 != 0) {
+                case (true, false): kind = CaptureRecord.command(f.payload)
+                case (true, true): kind = CaptureRecord.event(f.payload)
+                case (false, let rx): kind = .data(.acl, received: rx, f.payload)
                 }
-                record = CaptureRecord(unixMicroseconds: us, controllerIndex: nil, drops: drops, kind: kind)
+                return CaptureRecord(unixMicroseconds: f.unixMicroseconds, controllerIndex: nil, drops: f.drops, kind: kind)
             default:
-                record = CaptureRecord(unixMicroseconds: us, controllerIndex: nil, drops: drops,
-                                       kind: CaptureRecord.h4(payload, received: flags & 1 != 0))
+                return CaptureRecord(unixMicroseconds: f.unixMicroseconds, controllerIndex: nil, drops: f.drops,
+                                     kind: CaptureRecord.h4(f.payload, received: f.flags & 1 != 0))
             }
-            records.append(record)
         }
-        return CaptureFile(datalink: link, records: records)
+        return CaptureFile(datalink: link, records: records, warning: warning)
     }
 }
 

@@ -29,10 +29,22 @@ public struct ControllerAdvertisingState: Hashable, Sendable {
         /// The instance uses a random own address (Own_Address_Type 0x01 or 0x03), so a new random
         /// address changes what is on air.
         var usesRandomAddress: Bool {
-            guard let parameters, let opcode = parametersOpcode,
-                  let d = DescribedCommand(HCICommand(opcode, parameters)),
-                  let type = d.integer(DescribedCommand.Field.ownAddressType) else { return false }
+            guard let type = parameter(DescribedCommand.Field.ownAddressType) else { return false }
             return type & 0x01 == 0x01
+        }
+
+        /// The instance answers scan requests (legacy ADV_IND or ADV_SCAN_IND; extended properties
+        /// bit 1), so its scan response data is on air.
+        var isScannable: Bool {
+            if let type = parameter(DescribedCommand.Field.advertisingType) {
+                return type == UInt32(AdvertisingType.advInd.rawValue) || type == 0x02
+            }
+            return (parameter(DescribedCommand.Field.advertisingEventProperties) ?? 0) & 0x02 != 0
+        }
+
+        func parameter(_ name: String) -> UInt32? {
+            guard let parameters, let opcode = parametersOpcode else { return nil }
+            return DescribedCommand(HCICommand(opcode, parameters))?.integer(name)
         }
 
         var parametersOpcode: Opcode?
@@ -178,14 +190,15 @@ public struct ControllerAdvertisingState: Hashable, Sendable {
     }
 
     /// The part of the state that decides what `placements` put on air: each instance's parameters,
-    /// data, scan response, enable, and the random address when the instance advertises from one
-    /// (Own_Address_Type random): a public instance ignores it, and LE Set Random Address also serves
-    /// scanning and initiating, so the kernel writes it for its own reasons.
+    /// data and enable; the scan response when the instance is scannable; the random address when it
+    /// advertises from one (Own_Address_Type random): a public instance ignores it, and LE Set Random
+    /// Address also serves scanning and initiating, so the kernel writes it for its own reasons.
     public func onAir(_ placements: [Placement]) -> [Placement: Instance] {
         var out: [Placement: Instance] = [:]
         for p in placements {
             var instance = self[p] ?? Instance()
             if !instance.usesRandomAddress { instance.randomAddress = nil }
+            if !instance.isScannable { instance.scanResponse = [] }
             out[p] = instance
         }
         return out

@@ -35,7 +35,7 @@ enum VerifyCommand: Subcommand {
         }
         let bytes = try FileIO.read(path, what: "CAPTURE", maximumSize: FileIO.maximumCaptureSize)
         let capture: CaptureFile
-        do { capture = try CaptureFile.read(bytes) } catch { throw .data("CAPTURE \(path): \(error)") }
+        do { capture = try CaptureFile.read(bytes, .dropWithWarning) } catch { throw .data("CAPTURE \(path): \(error)") }
         let index = s.device ?? 0
         let report = CaptureVerifier.verify(capture, expected: s.kiosk, controllerIndex: index)
         if a.has("--json") {

@@ -19,7 +19,7 @@ enum PlanCheck {
         if bytes.starts(with: BTSnoop.magic) {
             // Any btsnoop kind `CaptureFile` reads (ours is 1002); the commands sent, in order.
             let capture: CaptureFile
-            do { capture = try CaptureFile.read(bytes) } catch { throw .data("--check \(name): \(error)") }
+            do { capture = try CaptureFile.read(bytes, .dropWithWarning) } catch { throw .data("--check \(name): \(error)") }
             let commands = capture.records.compactMap { record -> HCICommand? in
                 if case let .command(c) = record.kind { return c } else { return nil }
             }

@@ -1,0 +1,81 @@
+import BeaconKit
+import BeaconTestSupport
+import FuzzSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The session against a behavioural controller (`ModelController`, answering from
+/// `ControllerAdvertisingState`) while another program sends it random advertising commands.
+///
+/// Input: byte 0 picks the kiosk (1–4 beacons, connectable, rotation dwell), byte 1 the controller's
+/// set limit; then actions: a foreign command (opcode from the advertising commands and HCI Reset,
+/// parameters from the input) observed with its completion, or with the completion lost; time passing.
+/// Invariant: after the inputs stop and the session's timers have run, the session is on air and the
+/// controller's state on our placements is exactly the desired state of the session's plan.
+
+let opcodes: [Opcode] = [
+    .reset, .leSetRandomAddress, .leSetAdvertisingParameters, .leSetAdvertisingData, .leSetScanResponseData,
+    .leSetAdvertisingEnable, .leSetAdvertisingSetRandomAddress, .leSetExtendedAdvertisingParameters,
+    .leSetExtendedAdvertisingData, .leSetExtendedScanResponseData, .leSetExtendedAdvertisingEnable,
+    .leRemoveAdvertisingSet, .leClearAdvertisingSets,
+]
+let caps: ControllerCapabilities = {
+    let fake = ScriptedController(Controllers.probe(extended: true))
+    guard let c = try? Advertiser.probe(HCICommandRunner(channel: fake)) else { fatalError("probe of the scripted controller failed") }
+    return c
+}()
+let uuid = ProximityUUID(bytes: [0xE2, 0xC5, 0x6D, 0xB5, 0xDF, 0xFB, 0x48, 0xD2, 0xB0, 0x60, 0xD0, 0xF5, 0xA7, 0x10, 0x96, 0xE0])!
+
+exit(fuzzMain { input in
+    guard input.count >= 2 else { return }
+    var rest = input.dropFirst(2)
+    func take(_ n: Int) -> [UInt8] {
+        let chunk = Array(rest.prefix(n))
+        rest = rest.dropFirst(chunk.count)
+        return chunk
+    }
+    let count = Int(input[0] % 4) + 1
+    let options = AdvertisingOptions(interval: .standard, connectable: input[0] & 0x04 != 0)
+    var config = KioskConfiguration(beacons: (0..<count).map {
+        BeaconAdvertisement(beacon: IBeacon(uuid: uuid, major: 1, minor: UInt16($0 + 1)), options: options)
+    })
+    config.rotationMilliseconds = 500
+    let limit: Int? = input[1] % 5 == 0 ? nil : Int(input[1] % 5)
+    let model = ModelController(state: ControllerAdvertisingState(numberOfSupportedAdvertisingSets: limit))
+    let session = AdvertisingSession(configuration: config, caps: caps, device: "hci0",
+                                     runner: HCICommandRunner(model: model), now: model.now, log: { _ in })
+    do { try session.start() } catch { require(false, "start on an empty model failed: \(error)") }
+
+    var actions = 0
+    while !rest.isEmpty, actions < 32 {
+        actions += 1
+        let kind = take(1)[0]
+        switch kind % 4 {
+        case 0, 1:
+            let opcode = opcodes[Int(take(1).first ?? 0) % opcodes.count]
+            let length = Int(take(1).first ?? 0) % 40
+            guard let command = try? HCICommand(packet: HCICommand(opcode, take(length)).packet) else { continue }
+            let inputs = model.foreign(command)
+            for i in kind % 4 == 0 ? inputs : Array(inputs.prefix(1)) { session.handle(i) }
+        default:
+            model.advance(Int64(take(1).first ?? 0) * 8)
+            if let at = session.nextDeadline, at <= model.now() { session.timerExpired() }
+        }
+    }
+
+    // The inputs stop: let every timer the session set run out.
+    for _ in 0..<16 {
+        guard let at = session.nextDeadline else { break }
+        if at > model.now() { model.advance(at - model.now()) }
+        session.timerExpired()
+    }
+    guard let plan = session.plan else { require(false, "no plan after start"); return }
+    // A controller whose sets are all taken by another program has no room for ours: not ours to fix.
+    let foreignSets = model.state.sets.keys.filter { !plan.handles.contains($0) }.count
+    if let limit, foreignSets >= limit { return }
+    require(session.state == .onAir, "not on air after the inputs stopped: \(session.state)")
+    let want = plan.desiredState(rotationIndex: session.rotationIndex).onAir(plan.placements)
+    require(model.state.onAir(plan.placements) == want,
+            "the controller differs from the desired state: \(model.state.onAir(plan.placements)) ≠ \(want)")
+})
