@@ -203,3 +203,15 @@ import Testing
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 }
+
+/// The session declares what it must hear; the pump (KioskLoop) installs exactly that.
+@Suite struct SessionInputFilterTests {
+    @Test func connectableBeaconsAddLEMetaAndDisconnections() throws {
+        let quiet = AdvertisingSession.inputFilter(for: try AdvertisingSessionTests.three())
+        #expect(quiet.events == [.commandComplete, .commandStatus, .hardwareError])
+        #expect(quiet.observesCommands)
+        let connectable = KioskConfiguration(beacons: [try AdvertisingSessionTests.beacon(1), try AdvertisingSessionTests.beacon(2, connectable: true)])
+        #expect(AdvertisingSession.inputFilter(for: connectable).events
+                == [.commandComplete, .commandStatus, .hardwareError, .leMeta, .disconnectionComplete])
+    }
+}

@@ -191,6 +191,23 @@ public final class AdvertisingSession {
         self.log = log
     }
 
+    /// What a session needs to hear: the HCI events it reacts to, and whether other programs'
+    /// commands are copied to it. The session declares it; the pump installs it on the channel.
+    public struct InputFilter: Hashable, Sendable {
+        public var events: [EventCode]
+        public var observesCommands: Bool
+    }
+
+    /// Command Complete/Status (other programs' commands finishing: disruptions), Hardware Error;
+    /// with a connectable beacon also LE Meta (Advertising Set Terminated, Connection Complete) and
+    /// Disconnection Complete. Without one, LE Meta stays out so another program's scanning does not
+    /// wake the kiosk. Other programs' commands always (every disruption starts as one).
+    public static func inputFilter(for configuration: KioskConfiguration) -> InputFilter {
+        let connectable = configuration.beacons.contains { $0.options.connectable }
+        return InputFilter(events: [.commandComplete, .commandStatus, .hardwareError] + (connectable ? [.leMeta, .disconnectionComplete] : []),
+                           observesCommands: true)
+    }
+
     /// When the pump must call `timerExpired` (monotonic ms); nil = no timer (an idle kiosk sleeps).
     public var nextDeadline: Int64? {
         [nextRotationAt, rearmAt, phaseAt, endAt].compactMap { $0 }.min()

@@ -105,8 +105,9 @@ struct KioskLoop {
     /// What the session needs to hear on `channel`: its events, and other programs' commands.
     func watch(_ channel: HCIChannel, _ s: Settings) throws(CLIError) {
         do {
-            try channel.setEventFilter(Self.events(for: s))
-            try channel.observeCommands(true)
+            let filter = AdvertisingSession.inputFilter(for: s.kiosk)
+            try channel.setEventFilter(filter.events)
+            try channel.observeCommands(filter.observesCommands)
         } catch { throw CLIError(error) }
     }
 
@@ -164,7 +165,7 @@ struct KioskLoop {
         do {
             let summary = try kiosk.reload(new.kiosk)
             settings = new
-            try? session.channel.setEventFilter(Self.events(for: new))
+            try? session.channel.setEventFilter(AdvertisingSession.inputFilter(for: new.kiosk).events)
             ctx.note("reloaded \(path): \(summary.unchanged) unchanged, \(summary.updated) updated, \(summary.added) added, \(summary.removed) removed"
                      + (summary.restarted ? " (all restarted: the layout changed)" : ""))
             return true
@@ -181,11 +182,4 @@ struct KioskLoop {
                       rearmReason: kiosk.lastRearm?.reason, rearmedAt: kiosk.lastRearm?.at, displacing: kiosk.displacedOwner)
     }
 
-    /// Command Complete/Status (other programs' commands finishing), Hardware Error; with a connectable
-    /// beacon also LE Meta (Advertising Set Terminated, Connection Complete) and Disconnection Complete.
-    /// Without one, LE Meta stays out so another program's scanning does not wake the kiosk.
-    static func events(for s: Settings) -> [EventCode] {
-        let connectable = s.beacons.contains { $0.connectable ?? s.connectable }
-        return [.commandComplete, .commandStatus, .hardwareError] + (connectable ? [.leMeta, .disconnectionComplete] : [])
-    }
 }
