@@ -53,7 +53,7 @@ import Testing
         takeover(1, s, clock)
         #expect(s.state == .onAir)
         #expect(s.rearmCount == 1)
-        #expect(s.displacedOwner == "another owner")
+        #expect(s.displacedOwner == "another owner's advertising")
         try s.stop()
         #expect(fake.isFullyConsumed, "stop = our disable, then the kernel's address, parameters, data and enable; left: \(fake.remaining)")
         #expect(notes.filter { $0.contains("has one advertising instance") }.count == 1, "said once: \(notes)")

@@ -57,4 +57,27 @@ import Testing
         #expect(kernel.isFullyConsumed)
         #expect(!r.err.contains("advertising instance"), "\(r.err)")
     }
+
+    @Test func theSystemdStatusNamesTheDisplacedInstance() throws {
+        let listener = try NotifyListener()
+        let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF),
+                                family: .legacy)
+        let fake = ScriptedController(C.probe(extended: false) + C.okSteps(p.start) + [.receive(.timedOut), .receive(.signal(15))]
+            + C.okSteps(p.stop) + [C.okStep(.leSetAdvertisingData([]))])
+        var notifiedWhileOnAir: [String] = []
+        fake.onTimeout = { _ in notifiedWhileOnAir = listener.drain() }
+        // The Advertising setting is on: no hand-back through Set Advertising (the kernel advertises instance 0 then).
+        let kernel = ScriptedKernel([
+            Kernel.step(.readAdvertisingFeatures(index: 0), [0x7F, 0x00, 0x00, 0x00, 31, 31, 5, 2, 1, 2]),
+            Kernel.step(.readControllerInformation(index: 0), Self.controllerInformation(current: 0x0601)),
+        ])
+        let h = FakeHost(devices: [C.device(0)], channels: [0: fake])
+        h.control = kernel
+        let r = tool(["start"] + goldenFlags, host: h, service: service(["NOTIFY_SOCKET": listener.name], stateDirectory: temporaryDirectory()))
+        #expect(r.code == 0, "\(r.err)")
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        #expect(kernel.isFullyConsumed, "MGMT left: \(kernel.remaining)")
+        #expect(notifiedWhileOnAir == ["READY=1\nSTATUS=1 beacon on air on hci0 (legacy); displacing the kernel's advertising instances 1, 2 (--share shares the instance)"])
+        #expect(!r.err.contains("handed back to the kernel"))
+    }
 }

@@ -148,7 +148,8 @@ public final class AdvertisingSession {
     /// Said once when beacon-tx displaces another owner's advertising on a single instance (start
     /// log, systemd STATUS); nil while nobody is displaced.
     public private(set) var displacementNote: String?
-    /// Whose advertising that is ("the kernel's advertising instance 1"), for the systemd STATUS.
+    /// Whose advertising that is ("the kernel's advertising instance 1", "another owner's
+    /// advertising"), for the systemd STATUS.
     public private(set) var displacedOwner: String?
     private var takeoverPending = false
     /// The stop left blank data in the instance of the kernel's instances (`kernelInstances`): the
@@ -336,7 +337,7 @@ public final class AdvertisingSession {
         guard displacementNote == nil else { return }
         let note = "\(device) has one advertising instance and \(whose) use\(whose.hasSuffix("s") ? "" : "s") it too: beacon-tx takes it over, so that advertising is off air while beacon-tx runs (to share the instance, use --share)"
         displacementNote = note
-        displacedOwner = whose.hasPrefix("another owner") ? "another owner" : whose
+        displacedOwner = whose.hasPrefix("another owner") ? "another owner's advertising" : whose
         log(note)
     }
 

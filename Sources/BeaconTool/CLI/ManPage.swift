@@ -56,6 +56,12 @@ enum ManPage {
             + "units, which run beacon-tx as a dynamic user holding just these two capabilities. The binary "
             + "itself carries no capabilities, so raw HCI is not handed to every local user. Any user may run "
             + "status, dry runs, decode, verify, dump-config, completions, man and --help.",
+        "On a controller with one legacy advertising instance (Raspberry Pi controllers, Bluetooth 4.x) "
+            + "that the kernel's MGMT instances also use (bluetoothd's advertisements, btmgmt add-adv), a "
+            + "foreground start takes the instance over and says once whose advertising it displaces; after 3 "
+            + "takeovers by another program within 30 s it stops re-arming until that program has been quiet "
+            + "for 10 s (or SIGHUP), and its stop gives the instance back as the kernel had it, so that no beacon "
+            + "stays on air and the kernel's advertising returns.",
         "Options take their value as the next argument or after '=' (--major=7). Each command prints "
             + "its options with --help; this page lists the same.",
     ]

@@ -43,7 +43,7 @@ final class ServiceReporter {
                rearmReason: String? = nil, rearmedAt: Int64? = nil, displacing: String? = nil) {
         let now = ctx.wallClockSeconds()
         let text = SessionState.onAirText(device: device, count: beacons.count, family: family, sets: sets, rotation: rotation)
-            + (displacing.map { "; displacing \($0)'s advertising (--share shares the instance)" } ?? "")
+            + (displacing.map { "; displacing \($0) (--share shares the instance)" } ?? "")
         var next = SessionState(device: device, pid: ctx.service.pid, onAir: true, status: text, family: family, sets: sets,
                                 rotation: rotation, beacons: beacons, since: now, lastRearm: state?.lastRearm)
         if let old = state, old.onAir { next.since = old.since }
