@@ -79,5 +79,6 @@ import Testing
         #expect(kernel.isFullyConsumed, "MGMT left: \(kernel.remaining)")
         #expect(notifiedWhileOnAir == ["READY=1\nSTATUS=1 beacon on air on hci0 (legacy); displacing the kernel's advertising instances 1, 2 (--share shares the instance)"])
         #expect(!r.err.contains("handed back to the kernel"))
+        #expect(r.err.contains("hci0 has one advertising instance and the kernel's advertising instances 1, 2 use it too"))
     }
 }

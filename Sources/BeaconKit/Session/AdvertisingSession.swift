@@ -233,7 +233,8 @@ public final class AdvertisingSession {
         do { family = try Advertiser.chooseFamily(configuration.family, caps, device: device) } catch { throw .start(error) }
         try putOnAir(family: family)
         if plan?.family == .legacy, let ids = kernelInstances, !ids.isEmpty {
-            noteDisplacement("the kernel's advertising instance\(ids.count == 1 ? "" : "s") \(ids.map(String.init).joined(separator: ", "))")
+            noteDisplacement("the kernel's advertising instance\(ids.count == 1 ? "" : "s") \(ids.map(String.init).joined(separator: ", "))",
+                             plural: ids.count > 1)
         }
         state = .onAir
         let t = now()
@@ -333,9 +334,9 @@ public final class AdvertisingSession {
         }
     }
 
-    private func noteDisplacement(_ whose: String) {
+    private func noteDisplacement(_ whose: String, plural: Bool = false) {
         guard displacementNote == nil else { return }
-        let note = "\(device) has one advertising instance and \(whose) use\(whose.hasSuffix("s") ? "" : "s") it too: beacon-tx takes it over, so that advertising is off air while beacon-tx runs (to share the instance, use --share)"
+        let note = "\(device) has one advertising instance and \(whose) use\(plural ? "" : "s") it too: beacon-tx takes it over, so that advertising is off air while beacon-tx runs (to share the instance, use --share)"
         displacementNote = note
         displacedOwner = whose.hasPrefix("another owner") ? "another owner's advertising" : whose
         log(note)

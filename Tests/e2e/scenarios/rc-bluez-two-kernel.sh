@@ -1,5 +1,6 @@
 #!/bin/bash
 # e2e-controllers: rootcanal legacy-only
+# e2e-timeout: 240
 # rc-bluez-two-kernel (issue 23, item 3: the fight budget): two kernel instances that the kernel
 # rotates every ~2 s on the single instance take it from beacon-tx at every turn. beacon-tx re-arms
 # three times, then yields (3 takeovers in 30 s): the receiver hears both kernel instances and none
