@@ -59,7 +59,7 @@ complete -c beacon-tx -n '__fish_seen_subcommand_from stop' -l help -d 'show thi
 complete -c beacon-tx -n '__fish_seen_subcommand_from status' -l device -x -a '(__beacon_tx_devices)' -d 'only this controller'
 complete -c beacon-tx -n '__fish_seen_subcommand_from status' -l json -d 'print a JSON list (the same as --format json)'
 complete -c beacon-tx -n '__fish_seen_subcommand_from status' -l format -x -a 'text json prometheus' -d 'text, json or prometheus (the text exposition format; default text)'
-complete -c beacon-tx -n '__fish_seen_subcommand_from status' -l metrics -r -F -d 'write the prometheus format to FILE atomically (node_exporter\'s textfile directory) instead of stdout; exit 0 once written'
+complete -c beacon-tx -n '__fish_seen_subcommand_from status' -l metrics -r -F -d 'write the prometheus format to FILE atomically (node_exporter\'s textfile directory) instead of stdout, and publish beside it the sessions\' metrics files kept in the state directories; exit 0 once written'
 complete -c beacon-tx -n '__fish_seen_subcommand_from status' -l help -d 'show this help'
 complete -c beacon-tx -n '__fish_seen_subcommand_from devices' -l json -d 'print a JSON list'
 complete -c beacon-tx -n '__fish_seen_subcommand_from devices' -l timeout -x -d 'wait this long for each controller answer, 100–60000 (default 2000)'

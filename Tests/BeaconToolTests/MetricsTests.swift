@@ -150,6 +150,25 @@ import Testing
         #expect(warnings == ["beacon-tx: metrics file /proc/beacon-tx-nowhere/x.prom.tmp: No such file or directory (--metrics); the fleet will not see this session's changes"])
     }
 
+    /// The packaged units cannot write node_exporter's directory (root's): the file is kept under
+    /// the same name in the state directory, for `status --metrics` to publish, with one warning;
+    /// the final state (nothing on air) lands there too.
+    @Test func anUnwritableFileIsKeptInTheStateDirectory() throws {
+        let p = try plan()
+        let state = temporaryDirectory()
+        let fake = ScriptedController(C.probe(extended: true) + C.okSteps(p.start) + [.receive(.signal(15))] + C.okSteps(p.stop))
+        let h = FakeHost(devices: [C.device(0)], channels: [0: fake])
+        let r = tool(["start"] + goldenFlags + ["--metrics", "/proc/beacon-tx-nowhere/beacon-tx.prom"], host: h, service: service([:], stateDirectory: state))
+        #expect(r.code == 0, "\(r.err)")
+        let warnings = r.err.split(separator: "\n").filter { $0.contains("metrics file") }
+        #expect(warnings == ["beacon-tx: metrics file /proc/beacon-tx-nowhere/beacon-tx.prom.tmp: No such file or directory (--metrics); kept as \(state)/beacon-tx.prom instead, which beacon-tx-status.timer (beacon-tx status --metrics) publishes"])
+        let kept = try String(contentsOfFile: state + "/beacon-tx.prom", encoding: .utf8)
+        #expect(kept.contains("beacon_tx_session_up{device=\"hci0\"} 0\n"), "\(kept)")
+        #expect(kept.contains("beacon_tx_rearms_total{device=\"hci0\",reason=\"reset\"} 0\n"))
+        let attributes = try FileManager.default.attributesOfItem(atPath: state + "/beacon-tx.prom")
+        #expect((attributes[.posixPermissions] as? Int) == 0o644)
+    }
+
     @Test func configKeyAndBadValues() throws {
         let dir = temporaryDirectory()
         let config = dir + "/k.json"
@@ -198,5 +217,62 @@ extension StatusCommandTests {
         let bad = tool(["status", "--format", "yaml"], service: svc)
         #expect(bad.code == 64)
         #expect(bad.err == "beacon-tx status: --format: 'yaml' is not one of text, json, prometheus\n")
+    }
+}
+
+/// `status --metrics FILE` publishes the kiosks' files kept in the state directories beside FILE.
+@Suite struct MetricsPublisherTests {
+    @Test func publishesKeptFilesAndRemovesCopiesWhoseFileHasGone() throws {
+        let state = temporaryDirectory()
+        let out = temporaryDirectory()
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: state + "/hci1", withIntermediateDirectories: true)
+        let kiosk = "beacon_tx_session_up{device=\"hci0\"} 1\n"
+        let instance = "beacon_tx_session_up{device=\"hci1\"} 1\n"
+        try kiosk.write(toFile: state + "/beacon-tx.prom", atomically: true, encoding: .utf8)
+        try instance.write(toFile: state + "/hci1/beacon-tx-hci1.prom", atomically: true, encoding: .utf8)
+        try "secret\n".write(toFile: state + "/private.prom", atomically: true, encoding: .utf8)
+        try fm.setAttributes([.posixPermissions: 0o600], ofItemAtPath: state + "/private.prom")
+        try fm.createSymbolicLink(atPath: state + "/link.prom", withDestinationPath: "/etc/hostname")
+        try "{}".write(toFile: state + "/hci0.json.prom.tmp", atomically: true, encoding: .utf8)
+        let foreign = "node_apt_upgrades_pending 0\n"
+        try foreign.write(toFile: out + "/apt.prom", atomically: true, encoding: .utf8)
+        let svc = service([:], stateDirectory: state, alive: [])
+        let file = out + "/beacon-tx-status.prom"
+
+        let r = tool(["status", "--metrics", file], service: svc)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(try String(contentsOfFile: out + "/beacon-tx.prom", encoding: .utf8)
+                == "# beacon-tx status: published from \(state)/beacon-tx.prom\n" + kiosk)
+        #expect(try String(contentsOfFile: out + "/beacon-tx-hci1.prom", encoding: .utf8)
+                == "# beacon-tx status: published from \(state)/hci1/beacon-tx-hci1.prom\n" + instance)
+        #expect(!fm.fileExists(atPath: out + "/private.prom") && !fm.fileExists(atPath: out + "/link.prom"))
+        #expect(r.err == """
+            beacon-tx: metrics file \(state)/link.prom not published: Too many levels of symbolic links
+            beacon-tx: metrics file \(state)/private.prom not published: not readable by everyone (mode 600)
+
+            """)
+        #expect(try String(contentsOfFile: out + "/beacon-tx-status.prom", encoding: .utf8).contains("beacon_tx_status_timestamp_seconds"))
+        let mode = try fm.attributesOfItem(atPath: out + "/beacon-tx.prom")[.posixPermissions] as? Int
+        #expect(mode == 0o644)
+
+        // the kiosk stopped: systemd removed its runtime directory; its copy goes, other files stay
+        try fm.removeItem(atPath: state + "/beacon-tx.prom")
+        let again = tool(["status", "--metrics", file], service: svc)
+        #expect(again.code == 0, "\(again.err)")
+        #expect(!fm.fileExists(atPath: out + "/beacon-tx.prom"))
+        #expect(fm.fileExists(atPath: out + "/beacon-tx-hci1.prom"))
+        #expect(try String(contentsOfFile: out + "/apt.prom", encoding: .utf8) == foreign)
+        #expect(fm.fileExists(atPath: file))
+    }
+
+    /// A state directory that is the textfile directory itself is not copied onto itself.
+    @Test func nothingIsPublishedIntoItsOwnDirectory() throws {
+        let dir = temporaryDirectory()
+        let kiosk = "beacon_tx_session_up{device=\"hci0\"} 1\n"
+        try kiosk.write(toFile: dir + "/beacon-tx.prom", atomically: true, encoding: .utf8)
+        let r = tool(["status", "--metrics", dir + "/beacon-tx-status.prom"], service: service([:], stateDirectory: dir, alive: []))
+        #expect(r.code == 0 && r.err.isEmpty, "\(r.err)")
+        #expect(try String(contentsOfFile: dir + "/beacon-tx.prom", encoding: .utf8) == kiosk)
     }
 }

@@ -72,7 +72,7 @@ enum ManPage {
         ("/etc/beacon-tx/minimal.json", "the smallest config: uuid, major and minor"),
         ("beacon-tx.service, beacon-tx@.service", "the systemd units: start in the foreground (Type=notify), "
             + "as a dynamic user with only CAP_NET_RAW and CAP_NET_ADMIN"),
-        ("/run/beacon-tx/", "the state files status reads (one per device; the units' RuntimeDirectory)"),
+        ("/run/beacon-tx/", "the state files status reads (one per device; the units' RuntimeDirectory), and the metrics files a unit cannot write where its config's metrics says, which status --metrics publishes beside its own file"),
     ]
 
     static let seeAlso: [(name: String, section: Int)] = [

@@ -10,7 +10,9 @@ import BeaconKit
 ///
 /// `--format prometheus` / `--metrics FILE` is how a killed kiosk becomes visible to the fleet
 /// without a timer in the kiosk: `beacon-tx-status.timer` runs it every 15 s into node_exporter's
-/// textfile directory, and `beacon_tx_status_running` turns 0 when the recorded pid is gone.
+/// textfile directory, and `beacon_tx_status_running` turns 0 when the recorded pid is gone. It also
+/// publishes there the kiosks' metrics files that the packaged units keep in their runtime
+/// directory (`MetricsPublisher`).
 enum StatusCommand: Subcommand {
     static let name = "status"
     static let summary = "what is on air now, per device (exit 0 on air, 3 nothing on air)"
@@ -19,7 +21,7 @@ enum StatusCommand: Subcommand {
         .value("--device", "hciN", "only this controller"),
         .flag("--json", "print a JSON list (the same as --format json)"),
         .value("--format", "FORMAT", "text, json or prometheus (the text exposition format; default text)", choices: ["text", "json", "prometheus"]),
-        .path("--metrics", "FILE", "write the prometheus format to FILE atomically (node_exporter's textfile directory) instead of stdout; exit 0 once written"),
+        .path("--metrics", "FILE", "write the prometheus format to FILE atomically (node_exporter's textfile directory) instead of stdout, and publish beside it the sessions' metrics files kept in the state directories; exit 0 once written"),
     ]
     static let examples = [
         "beacon-tx status",
@@ -97,6 +99,7 @@ enum StatusCommand: Subcommand {
                 throw .usage("--metrics writes the prometheus format; drop --json/--format \(format)")
             }
             try AtomicFile.write(Array(prometheus(rows, now: ctx.wallClockSeconds()).utf8), to: file, what: "metrics file")
+            MetricsPublisher.publish(from: store, besides: file).forEach(ctx.warn)
             return .success
         }
         if format == "prometheus" {

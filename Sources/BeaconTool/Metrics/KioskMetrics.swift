@@ -118,10 +118,18 @@ struct KioskMetrics: Equatable {
 
 /// Keeps `start --metrics FILE` up to date: the session loop calls `update` on every state change
 /// and after a reload, `ended` when the session ends; the file is rewritten (atomically) only when
-/// its content changes, so an idle kiosk writes nothing and sets no timer. A file that cannot be
-/// written costs one warning, and the session goes on.
+/// its content changes, so an idle kiosk writes nothing and sets no timer.
+///
+/// A FILE that cannot be written (the packaged units run as a transient user, and Debian's
+/// `/var/lib/prometheus/node-exporter` is root's) is kept instead under the same name in the
+/// session's state directory (`/run/beacon-tx/beacon-tx.prom`, beside `hciN.json`), from the
+/// first failure on: `beacon-tx status --metrics` (root, `beacon-tx-status.timer`) publishes such
+/// files into its own file's directory (`StatusCommand.publish`). One warning says so; without a
+/// state directory the warning says the fleet will not see the session, and the session goes on.
 final class KioskMetricsFile {
-    let path: FilePath
+    /// Where the file goes now: FILE, or its copy in the state directory after FILE failed.
+    private(set) var path: FilePath
+    let requested: FilePath
     let ctx: ToolContext
     private(set) var metrics: KioskMetrics
     private var seenRearms = 0
@@ -130,6 +138,7 @@ final class KioskMetricsFile {
 
     init(path: FilePath, device: String, _ ctx: ToolContext) {
         self.path = path
+        requested = path
         self.ctx = ctx
         let now = ctx.wallClockSeconds()
         metrics = KioskMetrics(device: device, started: now, lastChange: now)
@@ -196,9 +205,24 @@ final class KioskMetricsFile {
             try AtomicFile.write(Array(text.utf8), to: path, what: "metrics file")
             written = text
         } catch {
+            if path == requested, let spool = spoolPath(), spool != requested,
+               (try? AtomicFile.write(Array(text.utf8), to: spool, what: "metrics file")) != nil {
+                path = spool
+                written = text
+                ctx.warn(error.message + " (--metrics); kept as \(spool.display) instead, which beacon-tx-status.timer (beacon-tx status --metrics) publishes")
+                return
+            }
             guard !warned else { return }
             warned = true
             ctx.warn(error.message + " (--metrics); the fleet will not see this session's changes")
         }
+    }
+
+    /// FILE's name in the session's state directory; nil when there is none.
+    private func spoolPath() -> FilePath? {
+        guard let dir = ctx.service.stateStore.writableDirectory() else { return nil }
+        let name = requested.bytes.split(separator: 0x2F, omittingEmptySubsequences: false).last.map(Array.init) ?? []
+        guard !name.isEmpty else { return nil }
+        return FilePath(Array(dir.utf8) + [0x2F] + name)
     }
 }
