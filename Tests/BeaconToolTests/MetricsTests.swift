@@ -266,6 +266,29 @@ extension StatusCommandTests {
         #expect(fm.fileExists(atPath: file))
     }
 
+    /// Down stays down: a device the previous run reported down (its unit's runtime directory, with
+    /// the dead pid's state file, is gone since) is still down until it has a session again; a
+    /// device that was up and has no state file now stopped cleanly.
+    @Test func downStaysDownUntilTheDeviceRunsAgain() throws {
+        let state = temporaryDirectory()
+        let file = temporaryDirectory() + "/beacon-tx-status.prom"
+        try """
+            beacon_tx_status_running{device="hci0"} 0
+            beacon_tx_status_running{device="hci1"} 1
+            beacon_tx_status_running{device="hci2"} 0
+
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        try StateStore(candidates: [state]).write(SessionState(device: "hci2", pid: 4242, onAir: true, status: "on air", family: .extended,
+                                                               sets: [239], beacons: [], since: 1_800_000_000), into: state)
+        let svc = service([:], stateDirectory: state, alive: [4242])
+        #expect(tool(["status", "--metrics", file], service: svc).code == 0)
+        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("beacon_tx_status_running") }
+        #expect(lines == [#"beacon_tx_status_running{device="hci0"} 0"#, #"beacon_tx_status_running{device="hci2"} 1"#])
+        // stdout is not a memory
+        let out = tool(["status", "--format", "prometheus"], service: svc).out
+        #expect(!out.contains(#"device="hci0""#))
+    }
+
     /// A state directory that is the textfile directory itself is not copied onto itself.
     @Test func nothingIsPublishedIntoItsOwnDirectory() throws {
         let dir = temporaryDirectory()

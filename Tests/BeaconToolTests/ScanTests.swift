@@ -202,14 +202,15 @@ import Testing
         #expect(!unit.contains("--detach"))
     }
 
-    /// Both kiosk units: the metrics publisher is started with them, the runtime directory (state
-    /// file, kept metrics file) survives systemd's restarts, and nothing outside it is writable.
+    /// Both kiosk units: the metrics publisher is started with them and runs once when the process
+    /// ends, before the runtime directory goes; nothing outside that directory is writable.
     @Test(arguments: ["Config/beacon-tx.service", "Config/beacon-tx@.service"])
     func kioskUnitsLeaveMetricsToThePublisher(_ path: String) throws {
         let unit = try String(contentsOfFile: repoPath(path), encoding: .utf8)
         let lines = unit.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
         #expect(lines.contains("Wants=beacon-tx-status.timer"))
-        #expect(lines.contains("RuntimeDirectoryPreserve=restart"))
+        #expect(lines.contains("ExecStopPost=-+/usr/bin/systemctl start beacon-tx-status.service"))
+        #expect(!lines.contains { $0.hasPrefix("RuntimeDirectoryPreserve=") }, "a preserved directory of a DynamicUser is /run/private (0700): status would need root")
         #expect(lines.contains("ProtectSystem=strict"))
         #expect(!lines.contains { $0.hasPrefix("ReadWritePaths=") || $0.hasPrefix("SupplementaryGroups=") }, "\(path)")
     }

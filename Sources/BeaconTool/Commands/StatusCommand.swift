@@ -98,6 +98,8 @@ enum StatusCommand: Subcommand {
             guard a.value("--format") == nil || format == "prometheus", !a.has("--json") else {
                 throw .usage("--metrics writes the prometheus format; drop --json/--format \(format)")
             }
+            rows += latchedDown(in: file, besides: rows)
+            rows.sort { (StateStore.deviceNumber($0.device) ?? 0) < (StateStore.deviceNumber($1.device) ?? 0) }
             try AtomicFile.write(Array(prometheus(rows, now: ctx.wallClockSeconds()).utf8), to: file, what: "metrics file")
             MetricsPublisher.publish(from: store, besides: file).forEach(ctx.warn)
             return .success
@@ -112,6 +114,21 @@ enum StatusCommand: Subcommand {
             rows.flatMap(\.text).forEach(ctx.stdout)
         }
         return rows.contains(where: \.onAir) ? .success : .nothingOnAir
+    }
+
+    /// The devices that FILE (the previous run's output) reported down and that have no state file
+    /// now: still down. A unit's runtime directory, with the dead pid's state file, goes when the
+    /// unit stops (its ExecStopPost ran this once before); down stays down until the device has
+    /// a session again (or FILE is removed). A clean stop removes the state file first: never down.
+    static func latchedDown(in file: FilePath, besides rows: [Row]) -> [Row] {
+        guard case let .success(bytes) = MetricsPublisher.readPublic(String(decoding: file.bytes, as: UTF8.self)) else { return [] }
+        let prefix = "beacon_tx_status_running{device=\""
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line -> Row? in
+            guard line.hasPrefix(prefix), line.hasSuffix("\"} 0") else { return nil }
+            let device = String(line.dropFirst(prefix.count).dropLast(4))
+            guard StateStore.deviceNumber(device) != nil, !rows.contains(where: { $0.device == device }) else { return nil }
+            return Row(device: device, path: "", problem: "the process recorded there is gone")
+        }
     }
 
     /// The status as Prometheus series: per device with a state file, whether its recorded process

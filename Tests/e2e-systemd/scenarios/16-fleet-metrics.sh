@@ -1,4 +1,5 @@
 # boot: main
+# timeout: 330
 # Issue 22 under the package: `apt-get install ./beacon-tx_*.deb` beside Debian's
 # prometheus-node-exporter (its own unit, its default textfile directory
 # /var/lib/prometheus/node-exporter, root:root 0755; only ARGS set: loopback, textfile collector
@@ -8,7 +9,9 @@
 # series, the status and a listener's (scan --expect on hci1, one expected beacon nobody
 # advertises). Then kill -9 of the kiosk: with the packaged unit (systemd restarts it 3 s later)
 # and with its restart held back (a drop-in RestartSec=120): the time until the scrape says
-# beacon_tx_status_running 0. Then systemctl stop: the kiosk's series go.
+# beacon_tx_status_running 0 (the unit's ExecStopPost runs the status service before systemd
+# removes the runtime directory), and that it stays 0 after the timer's next runs. Then
+# systemctl stop: the kiosk's series go (stopped is not down).
 # Emulated: btvirt forwards advertising only on enable events, so the bed's receiver re-enables
 # hci1's scan every 0.5 s next to the listener.
 . "$BED/lib.sh"
@@ -102,7 +105,8 @@ back() { scrape; [ -z "$down" ] && [ "$(value 'beacon_tx_status_running{device="
     [ "$(value 'beacon_tx_session_start_timestamp_seconds{device="hci0"}')" != "$started" ]; }
 wait_until 60 back || fail "the restarted kiosk is not back in /metrics: $(grep -E 'status_running|session_start' "$E2E_OUT/scrape.txt" | tr '\n' ' ')"
 [ "$(unit_pid beacon-tx.service)" != "$pid" ] || fail "same MainPID after kill -9"
-note "fleet-metrics: kill -9 under the packaged unit: back in /metrics (new pid, on air) after $(_secs $(( $(now_us) - t0 ))) s; status_running 0 $([ -n "$down" ] && echo "seen after $(_secs $(( down - t0 ))) s" || echo "never scraped (the restart came first)"); NRestarts=$(prop beacon-tx.service NRestarts)"
+[ -n "$down" ] || fail "the restart came and went without beacon_tx_status_running 0 in /metrics (ExecStopPost)"
+note "fleet-metrics: kill -9 under the packaged unit: beacon_tx_status_running 0 in /metrics after $(_secs $(( down - t0 ))) s, back (new pid, on air) after $(_secs $(( $(now_us) - t0 ))) s; NRestarts=$(prop beacon-tx.service NRestarts)"
 
 step "kill -9, restart held back: the fleet sees the kiosk down"
 mkdir -p "${DROPIN%/*}"
@@ -117,6 +121,11 @@ note "fleet-metrics: kill -9 to beacon_tx_status_running{device=\"hci0\"} 0 in /
 [ $delay -le 25000000 ] || fail "down seen after $(_secs $delay) s, more than the timer's 15 s + 10 s"
 echo "unit: $(prop beacon-tx.service ActiveState)/$(prop beacon-tx.service SubState); the killed kiosk's own series: beacon_tx_beacon_on_air$(b hci0 hall 2) $(value "beacon_tx_beacon_on_air$(b hci0 hall 2)")"
 cp "$E2E_OUT/scrape.txt" "$E2E_OUT/scrape-killed.txt"
+_sleep 20    # the timer's next run: the runtime directory has gone, down stays down
+scrape
+[ "$(value 'beacon_tx_status_running{device="hci0"}')" = 0 ] || fail "20 s after the kill: beacon_tx_status_running{device=\"hci0\"} $(value 'beacon_tx_status_running{device="hci0"}'), expected 0"
+echo "the runtime directory: $(ls -d /run/beacon-tx 2> /dev/null || echo "removed by systemd")"
+echo "20 s later: beacon_tx_status_running{device=\"hci0\"} 0, kiosk series: $(grep -c '^beacon_tx_beacon_on_air' "$E2E_OUT/scrape.txt") (the copy goes with its source)"
 rm -f "$DROPIN"
 systemctl daemon-reload
 systemctl restart beacon-tx.service
