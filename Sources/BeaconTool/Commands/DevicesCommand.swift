@@ -5,9 +5,11 @@ enum DevicesCommand: Subcommand {
     static let name = "devices"
     static let summary = "list controllers: address, state, HCI version, LE and extended advertising"
     static let usage = "beacon-tx devices [--json]"
+    /// The settings of the `Setting` table it takes (and no other).
+    static let settings: [Setting] = [.timeout]
     static let options: [OptionSpec] = [
         .flag("--json", "print a JSON list"),
-        .value("--timeout", "ms", "wait this long for each controller answer, 100–60000 (default 2000)"),
+        Setting.timeout.option,
         .flag("--verbose", "log every HCI command and event (btmon style) on stderr"),
     ]
     static let examples = ["beacon-tx devices", "beacon-tx devices --json | jq '.[] | select(.extendedAdvertising)'"]
@@ -68,7 +70,7 @@ enum DevicesCommand: Subcommand {
 
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         var s = Settings()
-        try s.apply(Setting.deviceSettings, from: a)
+        try s.apply(settings, from: a)
         let timeout = s.timeoutMilliseconds
         let host: HCIHost
         do { host = try ctx.makeHost() } catch { throw CLIError(error) }

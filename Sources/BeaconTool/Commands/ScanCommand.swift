@@ -5,8 +5,10 @@ enum ScanCommand: Subcommand {
     static let name = "scan"
     static let summary = "range and monitor iBeacons like CoreLocation (enter/exit, proximity, distance)"
     static let usage = "beacon-tx scan [--device hciN] [--region UUID[:MAJOR[:MINOR]]]... [options]\n       beacon-tx scan --calibrate --region UUID[:MAJOR[:MINOR]] [--duration s] [--json]\n       beacon-tx scan --expect CONFIG... [--window s] [--duration s] [--json] [--metrics FILE]"
+    /// The settings of the `Setting` table it takes (and no other).
+    static let settings: [Setting] = [.device, .timeout]
     static let options: [OptionSpec] = [
-        .value("--device", "hciN", "controller (default: the first LE controller)"),
+        Setting.device.option(help: "controller (default: the first LE controller)"),
         .value("--region", "UUID[:MAJOR[:MINOR]]", "monitor and range this region (repeatable; default: range every iBeacon)", repeatable: true),
         .value("--duration", "s", "stop after this many seconds, 0.1–86400 (default: until Ctrl-C / SIGTERM)"),
         .value("--exit-timeout", "s", "report exit after this long without a matching beacon, 1–3600 (default 30)"),
@@ -18,7 +20,7 @@ enum ScanCommand: Subcommand {
         .flag("--json", "JSON Lines: one object per ranging update or region event (with --calibrate: one object)"),
         .flag("--all", "also list advertisements that are not iBeacons"),
         .flag("--active", "active scanning (send scan requests)"),
-        .value("--timeout", "ms", "wait this long for each controller answer, 100–60000 (default 2000)"),
+        Setting.timeout.option,
         .flag("--verbose", "log every HCI command and event (btmon style) on stderr"),
     ]
     static let examples = [
@@ -98,7 +100,7 @@ enum ScanCommand: Subcommand {
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         let setup = try parse(a)
         var s = Settings()
-        try s.apply(Setting.deviceSettings, from: a)
+        try s.apply(settings, from: a)
         let session = try DeviceSession.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose"), watchSignals: true), ctx)
         if setup.calibrate { return try Calibrate.run(session, setup, ctx) }
         if a.has("--expect") { return try ScanExpect.run(a, setup, session, ctx) }

@@ -5,11 +5,13 @@ enum StopCommand: Subcommand {
     static let name = "stop"
     static let summary = "stop advertising: a foreground session on the device (SIGTERM, then its own stop plan) or detached beacons; safe to run twice"
     static let usage = "beacon-tx stop [--device hciN] [options]"
+    /// The settings of the `Setting` table it takes (and no other).
+    static let settings: [Setting] = [.device, .advertisingSet, .timeout]
     static let options: [OptionSpec] = [
-        .value("--device", "hciN", "controller (default: the first LE controller)"),
+        Setting.device.option(help: "controller (default: the first LE controller)"),
         .path("--config", "FILE", "take the device and the beacons' sets from this config file (- reads stdin)"),
-        .value("--advertising-set", "N", "the first extended advertising set start used, 0–239 (default: start's own choice, 239 downwards)"),
-        .value("--timeout", "ms", "wait this long for each controller answer, 100–60000 (default 2000)"),
+        Setting.advertisingSet.option(help: "the first extended advertising set start used, 0–239 (default: start's own choice, 239 downwards)"),
+        Setting.timeout.option,
         .flag("--verbose", "log every HCI command and event (btmon style) on stderr"),
     ]
     static let examples = ["sudo beacon-tx stop --device hci0   # stops a foreground 'start' on hci0 too (it runs its stop plan)"]
@@ -17,7 +19,7 @@ enum StopCommand: Subcommand {
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         var s = Settings()
         if let path = a.path("--config") { _ = try ConfigFile.load(path, into: &s) }
-        try s.apply(Setting.deviceSettings + [.advertisingSet], from: a)
+        try s.apply(settings, from: a)
         let session = try DeviceSession.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose")), ctx)
         // A foreground session owns the device: stop it (it would put its beacons back) and let it
         // run its own stop plan; the stop below then only confirms.

@@ -2,12 +2,33 @@ import BeaconKit
 
 /// Config files: JSON with comments allowed. The top-level keys are the `Setting.topLevel` table
 /// (its keys are listed by `dump-config`, in that order) plus `beacons`: a list of 1 to N {identifier, uuid, major, minor, measuredPower}, each
-/// optionally overriding `interval`, `connectable` and `txPower`. `null` means "the default" for every
+/// optionally overriding the top-level settings of `beaconOverrides`. `null` means "the default" for every
 /// optional key (for a beacon's override: the top-level value).
 enum ConfigFile {
     static var topLevelKeys: [String] { Setting.topLevel.map(\.key) + ["beacons"] }
-    static let beaconOverrides: [Setting] = [.interval, .connectable, .txPower]
-    static var beaconKeys: [String] { ["identifier", "uuid", "major", "minor", "measuredPower"] + beaconOverrides.map(\.key) }
+    /// A top-level setting a beacon may override: the `BeaconEntry` field it sets (nil = the
+    /// top-level value) and how dump-config writes it back.
+    struct BeaconOverride {
+        let setting: Setting
+        let apply: (inout BeaconEntry, SettingValue) -> Void
+        let json: (BeaconEntry) -> JSON?
+
+        init<T>(_ setting: Setting, _ field: WritableKeyPath<BeaconEntry, T?>, _ value: @escaping (SettingValue) -> T?, _ write: @escaping (T) -> JSON) {
+            self.setting = setting
+            apply = { entry, v in entry[keyPath: field] = value(v) }
+            json = { entry in entry[keyPath: field].map(write) }
+        }
+    }
+
+    /// The per-beacon overrides, in dump-config order.
+    static var beaconOverrides: [BeaconOverride] {
+        [
+            BeaconOverride(.interval, \.interval, { $0.double.flatMap(AdvertisingInterval.init(milliseconds:)) }, { .number($0.milliseconds) }),
+            BeaconOverride(.connectable, \.connectable, \.bool, { .bool($0) }),
+            BeaconOverride(.txPower, \.txPower, { $0.int.map { Int8(clamping: $0) } }, { .number(Double($0)) }),
+        ]
+    }
+    static var beaconKeys: [String] { ["identifier", "uuid", "major", "minor", "measuredPower"] + beaconOverrides.map(\.setting.key) }
 
     /// Reads `path` and applies its values over `settings` (file over defaults).
     /// Returns the requested interval in ms when the file set one.
@@ -64,14 +85,9 @@ enum ConfigFile {
             power = try Validate.integer("\(prefix).measuredPower", try number(v, "\(prefix).measuredPower"), Setting.measuredPowerRange)
         }
         var entry = BeaconEntry(identifier: identifier, uuid: uuid, major: UInt16(major), minor: UInt16(minor), measuredPower: Int8(power))
-        for setting in beaconOverrides {
-            guard let v = json[setting.key] else { continue }
-            switch try setting.value(json: v, field: "\(prefix).\(setting.key)") {
-            case let .number(ms) where setting.key == Setting.interval.key: entry.interval = AdvertisingInterval(milliseconds: ms)
-            case let .bool(b): entry.connectable = b
-            case let .integer(n): entry.txPower = Int8(clamping: n)
-            default: break  // null: the top-level value
-            }
+        for o in beaconOverrides {
+            guard let v = json[o.setting.key] else { continue }
+            o.apply(&entry, try o.setting.value(json: v, field: "\(prefix).\(o.setting.key)"))
         }
         return entry
     }

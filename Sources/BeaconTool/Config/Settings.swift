@@ -35,9 +35,7 @@ struct BeaconEntry: Equatable, Sendable {
         var pairs: [(String, JSON)] = []
         if let identifier { pairs.append(("identifier", .string(identifier))) }
         pairs += beacon.jsonFields
-        if let interval { pairs.append(("interval", .number(interval.milliseconds))) }
-        if let connectable { pairs.append(("connectable", .bool(connectable))) }
-        if let txPower { pairs.append(("txPower", .number(Double(txPower)))) }
+        for o in ConfigFile.beaconOverrides { if let value = o.json(self) { pairs.append((o.setting.key, value)) } }
         return .object(pairs)
     }
 }
@@ -66,18 +64,15 @@ struct Settings: Equatable, Sendable {
     static let defaultDeviceTimeoutSeconds = 60
     /// `--duration` in seconds; nil = until stopped.
     var durationSeconds: Int?
-    /// `--cycle ON:OFF[:COUNT]` as written (checked); nil = always on.
-    var cycle: String?
+    /// `--cycle ON:OFF[:COUNT]`, parsed once; nil = always on.
+    var cycle: CycleSetting?
     /// `--metrics FILE`: the Prometheus textfile a foreground session keeps up to date; nil = none.
     var metrics: FilePath?
     var beacons: [BeaconEntry] = []
 
     /// Duration and cycle in the session's terms.
     var schedule: AdvertisingSchedule {
-        var parts = (cycle ?? "").split(separator: ":").compactMap { Int64($0) }
-        let count = parts.count == 3 ? Int(parts.removeLast()) : nil
-        let c = parts.count == 2 ? AdvertisingSchedule.Cycle(onMilliseconds: parts[0] * 1000, offMilliseconds: parts[1] * 1000, count: count) : nil
-        return AdvertisingSchedule(durationMilliseconds: durationSeconds.map { Int64($0) * 1000 }, cycle: c)
+        AdvertisingSchedule(durationMilliseconds: durationSeconds.map { Int64($0) * 1000 }, cycle: cycle?.cycle)
     }
 
     var deviceName: String? { device.map(HCIDeviceInfo.name(of:)) }
@@ -117,6 +112,21 @@ struct Settings: Equatable, Sendable {
     }
 }
 
+/// `--cycle ON:OFF[:COUNT]` (config key `cycle`), in seconds, checked once; `text` is how
+/// dump-config writes it back.
+struct CycleSetting: Equatable, Sendable {
+    var onSeconds: Int
+    var offSeconds: Int
+    /// On/off pairs; nil = forever.
+    var count: Int?
+
+    var text: String { "\(onSeconds):\(offSeconds)" + (count.map { ":\($0)" } ?? "") }
+
+    var cycle: AdvertisingSchedule.Cycle {
+        AdvertisingSchedule.Cycle(onMilliseconds: Int64(onSeconds) * 1000, offMilliseconds: Int64(offSeconds) * 1000, count: count)
+    }
+}
+
 /// A setting's value, read from a flag or a config key and already checked against its range.
 enum SettingValue: Equatable, Sendable {
     case integer(Int)
@@ -124,6 +134,7 @@ enum SettingValue: Equatable, Sendable {
     case bool(Bool)
     case text(String)
     case path(FilePath)
+    case cycle(CycleSetting)
     /// JSON `null` or the flag value `default`: back to the built-in default.
     case byDefault
 }
@@ -176,7 +187,7 @@ struct Setting: Sendable {
         case .bool: return .bool(true)
         case let .choice(c): return .text(try Validate.choice(flag, text, c.map { ($0, $0) }))
         case .device: return .integer(Int(try Validate.device(flag, text)))
-        case .cycle: return .text(try Self.cycle(flag, text, code: .usage))
+        case .cycle: return .cycle(try Self.cycle(flag, text, code: .usage))
         case .path: return .path(FilePath(text))
         }
     }
@@ -189,7 +200,7 @@ struct Setting: Sendable {
         case let (.bool, .bool(b)): return .bool(b)
         case let (.choice(c), .string(s)): return .text(try Validate.choice(field, s, c.map { ($0, $0) }, code: .dataError))
         case let (.device, .string(s)): return .integer(Int(try Validate.device(field, s, code: .dataError)))
-        case let (.cycle, .string(s)): return .text(try Self.cycle(field, s, code: .dataError))
+        case let (.cycle, .string(s)): return .cycle(try Self.cycle(field, s, code: .dataError))
         case let (.path, .string(s)):
             guard !s.isEmpty, !s.utf8.contains(0) else { throw .data("\(field): empty file name (accepted: a file name, or null for none)") }
             return .path(FilePath(s))
@@ -199,19 +210,21 @@ struct Setting: Sendable {
         }
     }
 
-    /// Checks `ON:OFF[:COUNT]` and returns it as written.
-    static func cycle(_ field: String, _ text: String, code: ExitCode) throws(CLIError) -> String {
+    /// Parses `ON:OFF[:COUNT]` (the one place it is read).
+    static func cycle(_ field: String, _ text: String, code: ExitCode) throws(CLIError) -> CycleSetting {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 2 || parts.count == 3 else {
             throw CLIError(code, "\(field): '\(Quote.escaped(text))' is not ON:OFF or ON:OFF:COUNT (seconds, e.g. 30:60:3)")
         }
-        _ = try Validate.integer("\(field) ON", parts[0], 1...86400, code: code)
-        _ = try Validate.integer("\(field) OFF", parts[1], 1...86400, code: code)
-        if parts.count == 3 { _ = try Validate.integer("\(field) COUNT", parts[2], 1...100_000, code: code) }
-        return text
+        return CycleSetting(onSeconds: try Validate.integer("\(field) ON", parts[0], 1...86400, code: code),
+                            offSeconds: try Validate.integer("\(field) OFF", parts[1], 1...86400, code: code),
+                            count: parts.count == 3 ? try Validate.integer("\(field) COUNT", parts[2], 1...100_000, code: code) : nil)
     }
 
-    var option: OptionSpec {
+    var option: OptionSpec { option(help: help) }
+
+    /// The same option with a command's own help text (`stop --device`: no dry runs there).
+    func option(help: String) -> OptionSpec {
         switch kind {
         case .bool: return .flag(flag, help)
         case let .choice(c): return .value(flag, placeholder, help, choices: c)
@@ -302,7 +315,8 @@ extension Setting {
         key: "cycle", flag: "--cycle", placeholder: "ON:OFF[:COUNT]",
         help: "on for ON s, off (disabled on the controller) for OFF s, COUNT times or forever, then exit 0",
         kind: .cycle,
-        apply: { s, v in s.cycle = v.text }, read: { s in s.cycle.map(JSON.string) ?? .null })
+        apply: { s, v in if case let .cycle(c) = v { s.cycle = c } else { s.cycle = nil } },
+        read: { s in s.cycle.map { .string($0.text) } ?? .null })
 
     static let metrics = Setting(
         key: "metrics", flag: "--metrics", placeholder: "FILE",
@@ -313,8 +327,6 @@ extension Setting {
 
     /// Top-level keys, in `dump-config` order (then `beacons`).
     static let topLevel: [Setting] = [device, interval, connectable, txPower, controller, timeout, advertisingSet, randomAddressPerSet, rotation, deviceTimeout, duration, cycle, metrics]
-    /// The settings `stop`, `devices` and `scan` take too.
-    static let deviceSettings: [Setting] = [device, timeout]
 }
 
 extension SettingValue {
