@@ -41,7 +41,8 @@ import Testing
         let validator = SchemaValidator(root: schema)
         for args in [Self.museum, ["start", "--config", repoPath("Config/museum.json"), "--dry-run", "--cycle", "2:3"],
                      ["start", "--uuid", Self.uuid, "--major", "1", "--minor", "2", "--dry-run", "--connectable", "--tx-power", "-20", "--controller", "extended"],
-                     ["start", "--config", repoPath("Config/kiosk.json"), "--dry-run", "--duration", "5"]] {
+                     ["start", "--config", repoPath("Config/kiosk.json"), "--dry-run", "--duration", "5"],
+                     ["start", "--config", repoPath("Config/kiosk.json"), "--dry-run", "--share", "always"]] {
             let r = tool(args + ["--format", "json"])
             let plan = try JSON.parse(r.out)
             #expect(validator.errors(plan) == [], "\(args)")

@@ -35,7 +35,7 @@ import Testing
         ])
         let h = FakeHost(devices: [C.device(0), C.device(1)], channels: [0: fake])
         h.control = kernel
-        let r = tool(["start"] + goldenFlags, host: h)
+        let r = tool(["start"] + goldenFlags + ["--share", "never"], host: h)
         #expect(r.code == 0, "\(r.err)")
         #expect(fake.isFullyConsumed, "HCI left: \(fake.remaining)")
         #expect(kernel.isFullyConsumed, "MGMT left: \(kernel.remaining)")
@@ -51,7 +51,7 @@ import Testing
         let kernel = ScriptedKernel([Kernel.step(.readAdvertisingFeatures(index: 0), [0x7F, 0x00, 0x00, 0x00, 31, 31, 5, 0])])
         let h = FakeHost(devices: [C.device(0), C.device(1)], channels: [0: fake])
         h.control = kernel
-        let r = tool(["start"] + goldenFlags, host: h)
+        let r = tool(["start"] + goldenFlags + ["--share", "never"], host: h)
         #expect(r.code == 0, "\(r.err)")
         #expect(fake.isFullyConsumed, "the stop plan alone; left: \(fake.remaining)")
         #expect(kernel.isFullyConsumed)

@@ -31,6 +31,28 @@ extension CLIError {
         }
     }
 
+    init(_ e: MGMTError) {
+        switch e {
+        case let .transport(t):
+            self.init(t)
+        case let .commandFailed(_, _, status) where status == .permissionDenied:
+            self.init(.noPermission, "\(e); the kernel's management interface needs CAP_NET_ADMIN: run as root (sudo), or as the beacon-tx service")
+        case let .commandFailed(_, _, status) where status == .rejected || status == .notPowered:
+            self.init(.unavailable, "\(e); the controller must be powered with LE on: bluetoothctl power on (or btmgmt power on)")
+        case .timeout, .commandFailed, .malformedAnswer:
+            self.init(.unavailable, e.description)
+        }
+    }
+
+    init(_ e: ShareError) {
+        switch e {
+        case let .mgmt(m):
+            self.init(m)
+        case .noFreeInstances:
+            self.init(.unavailable, "\(e); give fewer beacons, or free instances (btmgmt rm-adv N, bluetoothctl advertise off)")
+        }
+    }
+
     init(_ e: StartError) {
         switch e {
         case let .command(h):

@@ -133,9 +133,10 @@ enum StartCommand: Subcommand {
         }
         let format = try Validate.choice("--format", a.value("--format") ?? "text",
                                          [("text", Format.text), ("hex", .hex), ("hcitool", .hcitool), ("json", .json), ("btsnoop", .btsnoop)])
+        let device = s.deviceName ?? "hci0"
+        if s.share == .always { return try shareDryRun(s, a, format, device: device, ctx) }
         let plan: KioskPlan
         do { plan = try KioskPlan(s.kiosk, family: s.controller ?? .legacy) } catch { throw CLIError(.usage, error.description) }
-        let device = s.deviceName ?? "hci0"
         if let golden = a.path("--check") {
             for other in ["--format", "--output"] where a.has(other) {
                 throw .usage("--check compares in the golden file's own format and prints only differences; drop \(other)")
@@ -161,6 +162,27 @@ enum StartCommand: Subcommand {
         return .success
     }
 
+    /// `--share always --dry-run`: the MGMT plan, as text or JSON.
+    static func shareDryRun(_ s: Settings, _ a: ParsedArguments, _ format: Format, device: String, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
+        if a.has("--check") { throw .usage("--check compares HCI plans; the --share always plan is MGMT commands (compare its --format json)") }
+        if s.cycle != nil { throw .usage("--cycle needs raw HCI (it disables the beacons' instance); the --share always mode takes --duration only") }
+        let plan = ShareDryRun.plan(s)
+        let output: [UInt8]
+        switch format {
+        case .text: output = Array(ShareDryRun.text(s, plan, device: device).utf8)
+        case .json: output = Array((ShareDryRun.json(s, plan, device: device).pretty + "\n").utf8)
+        case .hex, .hcitool, .btsnoop:
+            throw .usage("--format \(format.rawValue) shows HCI commands; the --share always plan is MGMT commands: --format text or json")
+        }
+        if let path = a.path("--output"), !FileIO.isStdout(path) {
+            try FileIO.write(output, to: path, what: "--output")
+            ctx.note("wrote \(format.rawValue) plan (\(plan.start.count + plan.stop.count) MGMT commands) to \(path.display)")
+        } else {
+            ctx.stdoutBytes(output)
+        }
+        return .success
+    }
+
     /// `--check GOLDEN`: exit 0 with one line when the plan equals the golden file; exit 1 with one
     /// line per difference otherwise.
     static func check(_ plan: KioskPlan, golden path: FilePath, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
@@ -180,6 +202,12 @@ enum StartCommand: Subcommand {
     static func live(_ initial: Settings, _ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         var s = initial
         let detach = a.has("--detach")
+        if detach, s.share == .always {
+            throw .usage("--share always needs the foreground session (without --detach): it re-adds the kernel instances the kernel forgets and removes them at stop")
+        }
+        if s.share == .always, s.cycle != nil {
+            throw .usage("--cycle needs raw HCI (it disables the beacons' instance); the --share always mode takes --duration only")
+        }
         if detach, !s.schedule.isEmpty {
             throw .usage("--duration/--cycle need the foreground session (without --detach): nothing would switch the beacons off")
         }
@@ -226,8 +254,12 @@ enum StartCommand: Subcommand {
         }
         let family: AdvertisingFamily
         do { family = try Advertiser.chooseFamily(s.controller, session.caps, device: session.name) } catch { throw CLIError(error) }
-        notes(s, family: family, session, ctx)
         var caps = session.caps
+        if !detach, try ShareLoop.decide(s, family: family, session, caps, ctx) {
+            var loop = ShareLoop(session: session, settings: s, arguments: a, ctx: ctx, service: service)
+            return try loop.run()
+        }
+        notes(s, family: family, session, ctx)
         if family == .extended, s.beacons.count > 1 {
             // The number of sets decides between one set per beacon and rotation (an extended command:
             // sent only once the extended family is chosen).

@@ -51,6 +51,8 @@ struct Settings: Equatable, Sendable {
     var txPower: Int8?
     /// nil = auto (probe).
     var controller: AdvertisingFamily?
+    /// `--share`: kernel advertising instances (MGMT) instead of raw HCI.
+    var share = ShareMode.auto
     var timeoutMilliseconds = defaultTimeoutMilliseconds
     /// The first extended advertising set (handle) beacon-tx owns; nil = picked by beacon-tx (0xEF
     /// downwards, clear of the kernel's handle 0 and mgmt instances 1…).
@@ -272,6 +274,13 @@ extension Setting {
         apply: { s, v in s.controller = v.text.flatMap(AdvertisingFamily.init(rawValue:)) },
         read: { s in .string(s.controller?.rawValue ?? "auto") })
 
+    static let share = Setting(
+        key: "share", flag: "--share", placeholder: "MODE",
+        help: "never, always or auto: make the beacons kernel advertising instances (MGMT), rotated by the kernel with bluetoothd's and other programs' (default auto: share when the controller has one advertising instance and the kernel already has instances on it)",
+        kind: .choice(ShareMode.allCases.map(\.rawValue)),
+        apply: { s, v in s.share = v.text.flatMap(ShareMode.init(rawValue:)) ?? .auto },
+        read: { s in .string(s.share.rawValue) })
+
     static let timeout = Setting(
         key: "timeout", flag: "--timeout", placeholder: "ms",
         help: "wait this long for each controller answer, 100–60000 (default 2000)", kind: .integer(timeoutRange, unit: "ms"),
@@ -326,7 +335,7 @@ extension Setting {
         read: { s in s.metrics.map { .string(String(decoding: $0.bytes, as: UTF8.self)) } ?? .null })
 
     /// Top-level keys, in `dump-config` order (then `beacons`).
-    static let topLevel: [Setting] = [device, interval, connectable, txPower, controller, timeout, advertisingSet, randomAddressPerSet, rotation, deviceTimeout, duration, cycle, metrics]
+    static let topLevel: [Setting] = [device, interval, connectable, txPower, controller, share, timeout, advertisingSet, randomAddressPerSet, rotation, deviceTimeout, duration, cycle, metrics]
 }
 
 extension SettingValue {

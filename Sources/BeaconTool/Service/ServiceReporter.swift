@@ -55,6 +55,18 @@ final class ServiceReporter {
         announce(text)
     }
 
+    /// The sharing mode is on air: our beacons are the kernel's advertising instances `instances`.
+    func onAirShared(family: AdvertisingFamily, beacons: [BeaconEntry], instances: [UInt8], readdReason: String? = nil) {
+        let now = ctx.wallClockSeconds()
+        let text = "\(beacons.count == 1 ? "1 beacon" : "\(beacons.count) beacons") on air on \(device) (shared: kernel advertising instance\(instances.count == 1 ? "" : "s") \(SessionState.setList(instances)))"
+        var next = SessionState(device: device, pid: ctx.service.pid, onAir: true, status: text, family: family, sets: instances,
+                                rotation: beacons.count > 1, beacons: beacons, since: now, lastRearm: state?.lastRearm)
+        if let old = state, old.onAir { next.since = old.since }
+        if let readdReason { next.lastRearm = .init(at: now, reason: readdReason) }
+        save(next)
+        announce(text)
+    }
+
     /// `READY=1` with `text` the first time (and after `reloading()`), else `STATUS=text` alone.
     private func announce(_ text: String) {
         if needsReady {

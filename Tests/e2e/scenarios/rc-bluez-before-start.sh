@@ -14,7 +14,7 @@ _sleep 1
 t0=$EPOCHREALTIME; _sleep 3; t1=$EPOCHREALTIME
 rc_heard before "$t0" "$t1"
 rc_at_least "$(rc_per k1)" 2 "kernel instance 1 before beacon-tx"
-kiosk_start k --uuid "$RC_UUID" --major 1 --minor 2
+kiosk_start k --uuid "$RC_UUID" --major 1 --minor 2 --share never   # own the instance (the default, auto, would share it)
 _log_has "$E2E_OUT/k.log" "has one advertising instance and the kernel's advertising instance 1 uses it too" ||
   fail "no displacement note at start: $(head -n 5 "$E2E_OUT/k.log")"
 _sleep 1

@@ -14,7 +14,7 @@ rc_kernel_adv 1
 rc_kernel_adv 2
 _sleep 1
 ts=$EPOCHREALTIME
-kiosk_start k --beacon "$RC_UUID:1:1" --beacon "$RC_UUID:1:2" --beacon "$RC_UUID:1:3"
+kiosk_start k --beacon "$RC_UUID:1:1" --beacon "$RC_UUID:1:2" --beacon "$RC_UUID:1:3" --share never   # own the instance (auto would share it)
 wait_until 30 _log_has "$E2E_OUT/k.log" "yielding" || fail "no yield: $(tail -n 4 "$E2E_OUT/k.log")"
 ty=$EPOCHREALTIME
 n=0; while IFS= read -r l; do [[ $l == *"re-armed"* ]] && n=$((n + 1)); done < "$E2E_OUT/k.log"

@@ -1,0 +1,208 @@
+/// Why the sharing mode could not start or go on.
+public enum ShareError: Error, Equatable, Sendable, CustomStringConvertible {
+    case mgmt(MGMTError)
+    /// Fewer free instances than beacons.
+    case noFreeInstances(device: String, beacons: Int, maxInstances: UInt8, inUse: [UInt8])
+
+    public var description: String {
+        switch self {
+        case let .mgmt(e): return e.description
+        case let .noFreeInstances(device, beacons, max, inUse):
+            return "\(device): \(beacons) beacon(s) need as many free advertising instances; the kernel has \(max), "
+                + "\(inUse.count) in use (\(inUse.sorted().map(String.init).joined(separator: ", ")))"
+        }
+    }
+}
+
+/// The sharing mode's session: our beacons are kernel advertising instances, added through MGMT on
+/// the control channel; the kernel rotates them with everyone else's on the controller's instance.
+/// Pure like `AdvertisingSession`: fed MGMT events and time, it sends through an `MGMTCommandRunner`.
+///
+/// - Start: Read Advertising Features; the highest free instances (bluetoothd and btmgmt take the
+///   lowest); each beacon added. The kernel refusing Add Extended Advertising Data with Invalid
+///   Parameters (0x0d), or Add Extended Advertising Parameters with Unknown Command (0x01), makes
+///   the session use Add Advertising from then on, with one note.
+/// - Events: Advertising Removed of one of ours (another program's Remove Advertising, bluetoothd's
+///   start clearing every instance) re-adds it; Index Removed waits; Index Added, then New Settings
+///   with Powered, re-adds everything (the kernel forgets instances with the controller). A failed
+///   re-add is retried every second.
+/// - Reload: changed beacons re-added on their instances, new ones get free instances, removed ones
+///   are removed. Stop: Remove Advertising of our instances only.
+public final class SharedAdvertisingSession {
+    public private(set) var plan: SharePlan
+    public let device: String
+    public private(set) var runner: MGMTCommandRunner
+    let now: () -> Int64
+    let log: (String) -> Void
+    public private(set) var isOnAir = false
+    /// The controller is gone (Index Removed) or powered off.
+    public private(set) var isWaiting = false
+    /// When to retry a failed re-add.
+    public private(set) var nextDeadline: Int64?
+    /// How many times our instances were put back after someone else removed them (or the kernel lost them).
+    public private(set) var readds = 0
+    public private(set) var lastReaddReason: String?
+    var fallbackNoted = false
+    var pendingReason: String?
+    public static let retryMilliseconds: Int64 = 1000
+
+    public init(beacons: [BeaconAdvertisement], index: UInt16, device: String, dwellMilliseconds: Int,
+                runner: MGMTCommandRunner, now: @escaping () -> Int64, log: @escaping (String) -> Void) {
+        plan = SharePlan(index: index, beacons: beacons, instances: [], dwellMilliseconds: dwellMilliseconds, method: .extended)
+        self.device = device
+        self.runner = runner
+        self.now = now
+        self.log = log
+    }
+
+    /// Read Advertising Features, choose our instances, add every beacon.
+    public func start() throws(ShareError) {
+        let features: MGMTAdvertisingFeatures
+        do { features = try runner.readAdvertisingFeatures(index: plan.index) } catch { throw .mgmt(error) }
+        guard let free = features.freeInstances(plan.beacons.count) else {
+            throw .noFreeInstances(device: device, beacons: plan.beacons.count, maxInstances: features.maxInstances, inUse: features.instances)
+        }
+        plan = SharePlan(index: plan.index, beacons: plan.beacons, instances: free, durationSeconds: plan.durationSeconds,
+                         method: features.supportedFlags.contains(.intervalParameters) ? .extended : .addAdvertising)
+        for i in plan.beacons.indices { try add(i) }
+        isOnAir = true
+    }
+
+    /// Adds beacon `i`, switching to Add Advertising once when the kernel refuses the extended pair.
+    func add(_ i: Int) throws(ShareError) {
+        for command in plan.add(i) {
+            let status: MGMTStatus
+            do { (status, _) = try runner.send(command) } catch { throw .mgmt(error) }
+            if status == .success { continue }
+            let refusedExtended = (command.opcode == .addExtendedAdvertisingData && status == .invalidParameters)
+                || (command.opcode == .addExtendedAdvertisingParameters && status == .unknownCommand)
+            guard plan.method == .extended, refusedExtended else {
+                throw .mgmt(.commandFailed(opcode: command.opcode, index: command.index, status: status))
+            }
+            if !fallbackNoted {
+                fallbackNoted = true
+                log("the kernel refused MGMT \(command.opcode) with \(status) (Raspberry Pi kernels 6.12.93 and 6.18.34 do: "
+                    + "raspberrypi/linux#7473); using Add Advertising (0x003e) instead: the kernel's advertising interval, not ours")
+            }
+            plan = plan.with(method: .addAdvertising)
+            return try add(i)
+        }
+    }
+
+    /// Re-adds every beacon (the controller came back, or the kernel lost our instances).
+    func readdAll(_ reason: String) {
+        do throws(ShareError) {
+            for i in plan.beacons.indices { try add(i) }
+            readds += 1
+            lastReaddReason = reason
+            isOnAir = true
+            isWaiting = false
+            nextDeadline = nil
+            pendingReason = nil
+            log("re-added \(plan.beacons.count) instance(s) on \(device): \(reason)")
+        } catch {
+            log("re-adding on \(device) failed: \(error); retrying in 1 s")
+            pendingReason = reason
+            nextDeadline = now() + Self.retryMilliseconds
+        }
+    }
+
+    /// One MGMT event from the control channel (the runner's kept ones first: `takeUnrelated()`).
+    public func handle(_ event: MGMTEvent) {
+        guard event.index == plan.index, let kind = try? event.decoded() else { return }
+        switch kind {
+        case let .advertisingRemoved(instance) where plan.instances.contains(instance):
+            guard !isWaiting else { return }
+            readdAll("instance \(instance) was removed by another program or the kernel")
+        case .indexRemoved:
+            isWaiting = true
+            isOnAir = false
+            nextDeadline = nil
+            log("\(device) was removed; waiting for it to return")
+        case .indexAdded:
+            isWaiting = true
+            log("\(device) is back; waiting until it is powered")
+        case let .newSettings(settings):
+            if settings.contains(.powered), isWaiting || !isOnAir {
+                readdAll("\(device) was powered on")
+            } else if !settings.contains(.powered) {
+                isWaiting = true
+                isOnAir = false
+                nextDeadline = nil
+            }
+        default:
+            break
+        }
+    }
+
+    /// Handles the events the runner kept while our commands were in flight.
+    public func handleKept() {
+        for e in runner.takeUnrelated() { handle(e) }
+    }
+
+    public func timerExpired() {
+        guard let deadline = nextDeadline, now() >= deadline else { return }
+        nextDeadline = nil
+        readdAll(pendingReason ?? "retry")
+    }
+
+    /// A new runner after the control channel was reopened.
+    public func attach(_ runner: MGMTCommandRunner) { self.runner = runner }
+
+    /// What a reload did.
+    public struct ReloadSummary: Equatable, Sendable {
+        public var unchanged = 0, updated = 0, added = 0, removed = 0
+        public init(unchanged: Int = 0, updated: Int = 0, added: Int = 0, removed: Int = 0) {
+            self.unchanged = unchanged
+            self.updated = updated
+            self.added = added
+            self.removed = removed
+        }
+    }
+
+    /// New beacons: changed ones re-added on their instances, new ones on free instances, the rest removed.
+    public func reload(_ beacons: [BeaconAdvertisement], dwellMilliseconds: Int) throws(ShareError) -> ReloadSummary {
+        var summary = ReloadSummary()
+        var instances = Array(plan.instances.prefix(beacons.count))
+        if beacons.count > instances.count {
+            let features: MGMTAdvertisingFeatures
+            do { features = try runner.readAdvertisingFeatures(index: plan.index) } catch { throw .mgmt(error) }
+            let taken = Set(features.instances).union(plan.instances)
+            let free = features.maxInstances == 0 ? [] : (1...features.maxInstances).reversed().filter { !taken.contains($0) }
+            guard free.count >= beacons.count - instances.count else {
+                throw .noFreeInstances(device: device, beacons: beacons.count, maxInstances: features.maxInstances, inUse: Array(taken))
+            }
+            instances += free.prefix(beacons.count - instances.count)
+        }
+        let old = plan
+        plan = SharePlan(index: old.index, beacons: beacons, instances: instances, dwellMilliseconds: dwellMilliseconds, method: old.method)
+        let durationChanged = plan.durationSeconds != old.durationSeconds
+        for i in beacons.indices {
+            if i < old.beacons.count {
+                if old.beacons[i] == beacons[i] && !durationChanged { summary.unchanged += 1; continue }
+                summary.updated += 1
+            } else {
+                summary.added += 1
+            }
+            try add(i)
+        }
+        for instance in old.instances.dropFirst(beacons.count) {
+            do { _ = try runner.send(.removeAdvertising(index: old.index, instance: instance)) } catch { throw .mgmt(error) }
+            summary.removed += 1
+        }
+        return summary
+    }
+
+    /// Remove Advertising of our instances; one already gone (Invalid Parameters) counts as removed.
+    public func stop() throws(ShareError) {
+        guard !isWaiting || isOnAir else { return }
+        for command in plan.stop {
+            let status: MGMTStatus
+            do { (status, _) = try runner.send(command) } catch { throw .mgmt(error) }
+            guard status == .success || status == .invalidParameters else {
+                throw .mgmt(.commandFailed(opcode: command.opcode, index: command.index, status: status))
+            }
+        }
+        isOnAir = false
+    }
+}

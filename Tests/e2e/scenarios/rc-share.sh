@@ -1,0 +1,72 @@
+#!/bin/bash
+# e2e-controllers: rootcanal legacy-only
+# rc-share (issue 23): the sharing mode on the single-instance controller bluetoothd manages. With a
+# kernel instance already there (`btmgmt add-adv 1`), `start --share auto` makes our two beacons
+# kernel instances (MGMT on the control channel) instead of taking the one legacy instance: the
+# independent receiver on hci1 hears the kernel's instance and both beacons within the kernel's
+# rotation, our iBeacon bytes exactly as raw mode sends them. SIGHUP with a changed minor re-adds
+# that instance; another program's `btmgmt rm-adv` of ours is undone; the stop removes our instances
+# only, and the kernel's instance stays on air.
+. "$(dirname "$0")/rc.inc"
+# _rc_heard MAJOR.MINOR T: that beacon heard (from any address) since T.
+_rc_heard() { [[ $(rc_onair --since "$2" --any-addr 2> /dev/null) == *"beacon $1 "* ]]; }
+rc_bluez
+rc_rx
+rc_kernel_adv 1
+cat > "$E2E_OUT/share.json" <<JSON
+{ "share": "auto", "rotation": 1000, "beacons": [
+  { "uuid": "$RC_UUID", "major": 1, "minor": 1 }, { "uuid": "$RC_UUID", "major": 1, "minor": 2 } ] }
+JSON
+kiosk_start kiosk --config "$E2E_OUT/share.json" --verbose
+grep -E 'sharing it|as kernel advertising instances' "$E2E_OUT/kiosk.log" || fail "not shared: $(tail -n 5 "$E2E_OUT/kiosk.log")"
+_sleep 2
+t0=$EPOCHREALTIME; _sleep 16; t1=$EPOCHREALTIME
+rc_onair --since "$t0" --until "$t1" --any-addr "$(rc_ktag 1)" | tee "$E2E_OUT/onair.txt"
+for b in 1.1 1.2; do
+  rc_rate "$b" --since "$t0" --until "$t1" --any-addr
+  echo "RATE beacon $b: $RC_RATE reports/s"
+  rc_at_least "$RC_RATE" 0.5 "beacon $b heard in the kernel's rotation"
+done
+rc_krate 1 --since "$t0" --until "$t1"
+echo "RATE kernel instance 1: $RC_RATE reports/s"
+rc_at_least "$RC_RATE" 0.5 "the kernel's instance heard in its rotation"
+# Each one is back within a rotation: 3 instances (ours 1 s each, the kernel's 2 s) = 4 s, plus slack.
+while read -r l; do
+  [[ $l == beacon* ]] || continue
+  g=${l##*max_gap_s=}; g=${g%% *}
+  rc_between "$g" 0 6 "largest gap of ${l%% addr=*}"
+done < "$E2E_OUT/onair.txt"
+# The bytes on air are ours exactly: every report carrying our UUID is one of the two raw-mode payloads.
+want1=$(rc_data 1 1); want2=$(rc_data 1 2)
+while read -r l; do
+  [[ $l == *e2c56db5dffb48d2b060d0f5a71096e0* ]] || continue
+  d=${l##*data=}
+  [ "$d" = "$want1" ] || [ "$d" = "$want2" ] || fail "our beacon on air with other bytes: $d"
+done < "$E2E_OUT/scan-hci1.txt"
+echo "our reports' data: exactly $want1 / $want2"
+# What the kernel sent for us (btmon): the interval and the address.
+grep -m 3 -A 3 'LE Set Advertising Parameters' "$E2E_OUT/btmon.txt" | sed 's/^/BTMON /' || true
+# Reload: minor 2 becomes 3 on the same instance.
+sed -i 's/"minor": 2/"minor": 3/' "$E2E_OUT/share.json"
+kill -HUP "$KIOSK_PID"
+wait_until 10 _log_has "$E2E_OUT/kiosk.log" 'reloaded' || fail "no reload: $(tail -n 3 "$E2E_OUT/kiosk.log")"
+grep 'reloaded' "$E2E_OUT/kiosk.log"
+t2=$EPOCHREALTIME
+wait_until 12 _rc_heard 1.3 "$t2" || fail "minor 3 not heard after the reload"
+# Another program removes one of ours: it is added again.
+inst=$(sed -n 's/.*as kernel advertising instances \([0-9]*\),.*/\1/p' "$E2E_OUT/kiosk.log" | head -n 1)
+[ -n "$inst" ] || fail "no instance number in the log"
+echo "btmgmt rm-adv $inst: $(btmgmt_cmd 0 rm-adv "$inst")"
+wait_until 10 _log_has "$E2E_OUT/kiosk.log" "re-added" || fail "not re-added: $(tail -n 3 "$E2E_OUT/kiosk.log")"
+t3=$EPOCHREALTIME
+wait_until 12 _rc_heard 1.1 "$t3" || fail "minor 1 not heard after the re-add"
+kiosk_expect_alive kiosk
+stop_bg kiosk TERM
+[ "$BG_RC" = 0 ] || fail "exit $BG_RC"
+grep 'removed our kernel advertising instances' "$E2E_OUT/kiosk.log" || fail "no clean stop: $(tail -n 3 "$E2E_OUT/kiosk.log")"
+t4=$EPOCHREALTIME; _sleep 8; t5=$EPOCHREALTIME
+rc_onair --since "$t4" --until "$t5" --any-addr "$(rc_ktag 1)" | tee "$E2E_OUT/onair-after.txt"
+grep -q '^beacon 1\.' "$E2E_OUT/onair-after.txt" && fail "our beacons still on air after stop"
+rc_krate 1 --since "$t4" --until "$t5"
+echo "RATE kernel instance 1 after stop: $RC_RATE reports/s"
+rc_at_least "$RC_RATE" 1 "the kernel's instance after our stop"
