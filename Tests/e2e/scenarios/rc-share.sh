@@ -20,16 +20,16 @@ JSON
 kiosk_start kiosk --config "$E2E_OUT/share.json" --verbose
 grep -E 'sharing it|as kernel advertising instances' "$E2E_OUT/kiosk.log" || fail "not shared: $(tail -n 5 "$E2E_OUT/kiosk.log")"
 _sleep 2
-t0=$EPOCHREALTIME; _sleep 16; t1=$EPOCHREALTIME
+t0=$EPOCHREALTIME; _sleep 12; t1=$EPOCHREALTIME
 rc_onair --since "$t0" --until "$t1" --any-addr "$(rc_ktag 1)" | tee "$E2E_OUT/onair.txt"
 for b in 1.1 1.2; do
   rc_rate "$b" --since "$t0" --until "$t1" --any-addr
   echo "RATE beacon $b: $RC_RATE reports/s"
-  rc_at_least "$RC_RATE" 0.5 "beacon $b heard in the kernel's rotation"
+  rc_at_least "$RC_RATE" 0.3 "beacon $b heard in the kernel's rotation"
 done
 rc_krate 1 --since "$t0" --until "$t1"
 echo "RATE kernel instance 1: $RC_RATE reports/s"
-rc_at_least "$RC_RATE" 0.5 "the kernel's instance heard in its rotation"
+rc_at_least "$RC_RATE" 0.3 "the kernel's instance heard in its rotation"
 # Each one is back within a rotation: 3 instances (ours 1 s each, the kernel's 2 s) = 4 s, plus slack.
 while read -r l; do
   [[ $l == beacon* ]] || continue
@@ -64,7 +64,7 @@ kiosk_expect_alive kiosk
 stop_bg kiosk TERM
 [ "$BG_RC" = 0 ] || fail "exit $BG_RC"
 grep 'removed our kernel advertising instances' "$E2E_OUT/kiosk.log" || fail "no clean stop: $(tail -n 3 "$E2E_OUT/kiosk.log")"
-t4=$EPOCHREALTIME; _sleep 8; t5=$EPOCHREALTIME
+t4=$EPOCHREALTIME; _sleep 6; t5=$EPOCHREALTIME
 rc_onair --since "$t4" --until "$t5" --any-addr "$(rc_ktag 1)" | tee "$E2E_OUT/onair-after.txt"
 grep -q '^beacon 1\.' "$E2E_OUT/onair-after.txt" && fail "our beacons still on air after stop"
 rc_krate 1 --since "$t4" --until "$t5"
