@@ -1,5 +1,6 @@
 #!/bin/bash
 # e2e-controllers: rootcanal legacy-only
+# e2e-timeout: 240
 # rc-share (issue 23): the sharing mode on the single-instance controller bluetoothd manages. With a
 # kernel instance already there (`btmgmt add-adv 1`), `start --share auto` makes our two beacons
 # kernel instances (MGMT on the control channel) instead of taking the one legacy instance: the
