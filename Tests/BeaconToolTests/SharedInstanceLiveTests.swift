@@ -73,7 +73,7 @@ import Testing
         ])
         let h = FakeHost(devices: [C.device(0)], channels: [0: fake])
         h.control = kernel
-        let r = tool(["start"] + goldenFlags, host: h, service: service(["NOTIFY_SOCKET": listener.name], stateDirectory: temporaryDirectory()))
+        let r = tool(["start"] + goldenFlags + ["--share", "never"], host: h, service: service(["NOTIFY_SOCKET": listener.name], stateDirectory: temporaryDirectory()))
         #expect(r.code == 0, "\(r.err)")
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
         #expect(kernel.isFullyConsumed, "MGMT left: \(kernel.remaining)")
