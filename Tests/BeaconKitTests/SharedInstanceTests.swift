@@ -121,9 +121,9 @@ import Testing
         let plan = try KioskPlan(config, family: .legacy)
         var budget = FightBudget(takeovers: 1)
         budget.quietMilliseconds = 5000
-        let restore = [Self.kernelAddress, Self.kernelParameters, Self.kernelData(2), .leSetAdvertisingEnable(true)]
-        // Start, one re-arm, the yield; stop sends no disable of ours, only the kernel's own state.
-        let fake = ScriptedController(C.okSteps(plan.start) + C.okSteps(plan.start) + restore.map(C.okStep))
+        // Start, one re-arm, the yield; stop sends nothing: the kernel's instance is on air as the kernel
+        // wrote it (its parameters could not even be written while it advertises: Command Disallowed).
+        let fake = ScriptedController(C.okSteps(plan.start) + C.okSteps(plan.start))
         let clock = T.Clock()
         let s = try session(config, fake, clock: clock)
         s.fightBudget = budget

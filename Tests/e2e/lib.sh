@@ -378,12 +378,12 @@ bluetoothd_stop() { stop_bg bluetoothd TERM; }
 scan_clear() { : > "$E2E_OUT/scan-$1.txt"; }
 
 # kiosk_start NAME ARGS...: a foreground `beacon-tx start ARGS` on hci0 as NAME; returns once it
-# says it is on air (the "press Ctrl-C" line).
+# says it is on air (the "press Ctrl-C" line), within E2E_KIOSK_START_S seconds (default 15).
 kiosk_start() {
   local name=$1
   shift
   run_bg "$name" "$BEACON_TX" start --device hci0 "$@"
-  wait_until 15 _has_line "$E2E_OUT/$name.log" 'beacon-tx: press Ctrl-C' ||
+  wait_until "${E2E_KIOSK_START_S:-15}" _has_line "$E2E_OUT/$name.log" 'beacon-tx: press Ctrl-C' ||
     fail "beacon-tx start did not start: $(tail -n 3 "$E2E_OUT/$name.log")"
   KIOSK_PID=$(_bg_pid "$name")
 }

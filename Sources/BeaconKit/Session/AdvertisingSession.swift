@@ -313,10 +313,10 @@ public final class AdvertisingSession {
         }
         guard let plan, state != .deviceGone else { return }
         if isDown { return }  // nothing can be on air
-        // Yielded on a single instance: it is the other owner's now, nothing of ours is on air.
-        if !(isYielding && plan.family == .legacy) {
-            for step in plan.stop { try runner.run(step) }
-        }
+        // Yielded on a single instance: it is the other owner's now, as it wrote it itself (on air,
+        // the kernel's cache right), nothing of ours is on air: nothing to stop or give back.
+        if isYielding && plan.family == .legacy { return }
+        for step in plan.stop { try runner.run(step) }
         if plan.family == .legacy { try handBack() }
     }
 

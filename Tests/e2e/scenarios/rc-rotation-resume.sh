@@ -6,6 +6,8 @@
 # resumes with the beacon that was on air, and the receiver hears every beacon, each at least half as
 # often as the most heard one.
 . "$(dirname "$0")/rc.inc"
+# kernel instances an earlier scenario of the group left would take the instance (no bluetoothd here)
+btmgmt_cmd 0 clr-adv > /dev/null
 rc_rx
 addr=$(bdaddr hci0)
 kiosk_start k --beacon "$RC_UUID:1:1" --beacon "$RC_UUID:1:2" --beacon "$RC_UUID:1:3" --controller legacy
