@@ -37,14 +37,14 @@ public struct AdvertisingInterval: Hashable, Sendable {
     public var text: String { "\(Milliseconds.format(milliseconds)) msec (\(Hex.word(units)))" }
 }
 
-enum Milliseconds {
+public enum Milliseconds {
     /// Seconds without a needless fraction: 2000 → "2", 1500 → "1.5".
-    static func seconds(_ ms: Int64) -> String {
+    public static func seconds(_ ms: Int64) -> String {
         ms % 1000 == 0 ? "\(ms / 1000)" : format(Double(ms) / 1000).replacingZeros()
     }
 
     /// Three decimals without Foundation: 152.5 → "152.500".
-    static func format(_ ms: Double) -> String {
+    public static func format(_ ms: Double) -> String {
         let thousandths = Int((ms * 1000).rounded())
         let whole = thousandths / 1000, frac = thousandths % 1000
         let fracText = String(frac)

@@ -39,9 +39,9 @@ enum VerifyCommand: Subcommand {
         let index = s.device ?? 0
         let report = CaptureVerifier.verify(capture, expected: s.kiosk, controllerIndex: index)
         if a.has("--json") {
-            ctx.stdout(json(report, file: path).pretty)
+            ctx.stdout(VerifyReport.json(report, file: path).pretty)
         } else {
-            report.text(file: path).forEach(ctx.stdout)
+            VerifyReport.text(report, file: path).forEach(ctx.stdout)
         }
         if report.beacons.contains(where: { $0.found == nil }) {
             ctx.note("the capture holds no advertising data command for \(report.controller): start btmon -w before beacon-tx start (a capture begun later sees no configuration), and check --device")
@@ -51,59 +51,5 @@ enum VerifyCommand: Subcommand {
             return .differs
         }
         return .success
-    }
-
-    static func seconds(_ s: Double?) -> JSON { s.map { .number(($0 * 1000).rounded() / 1000) } ?? .null }
-
-    static func json(_ r: CaptureReport, file: String) -> JSON {
-        let monitor = r.datalink == CaptureFile.datalinkMonitor
-        return .object([
-            ("capture", .string(file)),
-            ("datalink", .number(Double(r.datalink))),
-            ("datalinkName", .string(CaptureFile.datalinkName(r.datalink))),
-            ("records", .number(Double(r.recordCount))),
-            ("controller", monitor ? .string(r.controller) : .null),
-            ("controllerIndex", monitor ? .number(Double(r.controllerIndex)) : .null),
-            ("warning", r.warning.map(JSON.string) ?? .null),
-            ("passed", .bool(r.passed)),
-            ("firstFailure", r.passed ? .null : r.firstFailure.map(JSON.string) ?? .null),
-            ("beacons", .array(r.beacons.map(beaconJSON))),
-        ])
-    }
-
-    static func beaconJSON(_ b: CaptureReport.BeaconReport) -> JSON {
-        let e = b.expected
-        var handle: JSON = .null
-        if case let .set(h)? = b.placement { handle = .number(Double(h)) }
-        let expected: [(String, JSON)] = e.beacon.jsonFields + [
-            ("intervalUnits", .number(Double(e.options.interval.units))), ("connectable", .bool(e.options.connectable)),
-            ("txPower", e.options.txPower.map { .number(Double($0)) } ?? .null),
-        ]
-        let events: [JSON] = b.events.map { (ev: CaptureReport.Event) -> JSON in
-            let who: JSON = ev.who.map(JSON.string) ?? .null
-            return .object([("at", seconds(ev.seconds)), ("state", .string(ev.on ? "on" : "off")), ("cause", .string(ev.cause)),
-                            ("who", who), ("byStopPlan", .bool(ev.byStopPlan))])
-        }
-        var pairs: [(String, JSON)] = [("number", .number(Double(b.number))), ("expected", .object(expected))]
-        pairs.append(("found", b.found.map { .object($0.jsonFields) } ?? .null))
-        pairs.append(("family", b.family.map { .string($0.rawValue) } ?? .null))
-        pairs.append(("placement", b.placement.map { .string($0.text) } ?? .null))
-        pairs.append(("advertisingHandle", handle))
-        pairs.append(("rotation", .bool(b.rotation)))
-        pairs.append(("intervalMinUnits", b.intervalMin.map { .number(Double($0)) } ?? .null))
-        pairs.append(("intervalMaxUnits", b.intervalMax.map { .number(Double($0)) } ?? .null))
-        pairs.append(("connectable", b.connectable.map(JSON.bool) ?? .null))
-        pairs.append(("txPower", b.txPower.map { .number(Double($0)) } ?? .null))
-        pairs.append(("configuredAt", seconds(b.configuredSeconds)))
-        pairs.append(("onAirAt", seconds(b.enabledSeconds)))
-        pairs.append(("commands", .number(Double(b.commandCount))))
-        pairs.append(("failedCommands", .array(b.failedCommands.map(JSON.string))))
-        pairs.append(("events", .array(events)))
-        pairs.append(("onAirAtEnd", .bool(b.onAirAtEnd)))
-        pairs.append(("stoppedByStopPlan", .bool(b.stoppedByStopPlan)))
-        pairs.append(("atEnd", .string(b.endState)))
-        pairs.append(("passed", .bool(b.passed)))
-        pairs.append(("failures", .array(b.failures.map(JSON.string))))
-        return .object(pairs)
     }
 }

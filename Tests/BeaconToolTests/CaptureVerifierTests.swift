@@ -1,3 +1,4 @@
+@testable import BeaconTool
 import BeaconKit
 import BeaconTestSupport
 import Testing
@@ -42,7 +43,7 @@ import Testing
     }
 
     func expectText(_ r: CaptureReport, _ expected: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        let actual = r.text(file: "kiosk.snoop").joined(separator: "\n")
+        let actual = VerifyReport.text(r, file: "kiosk.snoop").joined(separator: "\n")
         #expect(actual == expected, sourceLocation: sourceLocation)
         if actual != expected, let dir = dumpDirectory { dumpActual(actual, dir, "\(sourceLocation.line)") }
     }

@@ -1,0 +1,102 @@
+/// What `verify` found, per configured beacon, and the verdict.
+public struct CaptureReport: Hashable, Sendable {
+    public var datalink: UInt32
+    public var recordCount: Int
+    public var controllerIndex: UInt16
+    /// `hci0` (from the capture's New Index, else by number).
+    public var controller: String
+    public var warning: String?
+    /// A monitor capture with no record of this controller at all.
+    public var noteNoRecords = false
+    public var beacons: [BeaconReport]
+
+    public struct Event: Hashable, Sendable {
+        /// Seconds since the first record of the capture.
+        public var seconds: Double
+        public var on: Bool
+        /// The command (or index event) that made the change.
+        public var cause: String
+        /// Who sent it (off events of monitor captures), or "stopped by beacon-tx's stop plan".
+        public var who: String?
+        public var byStopPlan = false
+        var commandIndex: Int?
+
+        public init(seconds: Double, on: Bool, cause: String, who: String? = nil, byStopPlan: Bool = false) {
+            self.seconds = seconds
+            self.on = on
+            self.cause = cause
+            self.who = who
+            self.byStopPlan = byStopPlan
+        }
+
+        init(seconds: Double, on: Bool, cause: String, who: String?, commandIndex: Int?) {
+            self.init(seconds: seconds, on: on, cause: cause, who: who)
+            self.commandIndex = commandIndex
+        }
+
+        /// `went off at 3.204 s: … , sent by …` / `on at 1.002 s: …`.
+        public var text: String {
+            (on ? "on at \(CaptureReport.seconds(seconds)) s: " : "went off at \(CaptureReport.seconds(seconds)) s: ") + cause + (who.map { ", \($0)" } ?? "")
+        }
+    }
+
+    public struct BeaconReport: Hashable, Sendable {
+        /// 1-based, in config order.
+        public var number: Int
+        public var expected: BeaconAdvertisement
+        /// The iBeacon of the data command that matched best; nil when there was none.
+        public var found: IBeacon?
+        public var placement: CaptureVerifier.Placement?
+        /// Several beacons share the placement (data swapped on one instance).
+        public var rotation = false
+        public var family: AdvertisingFamily?
+        public var intervalMin: UInt32?
+        public var intervalMax: UInt32?
+        public var connectable: Bool?
+        /// Advertising_TX_Power as requested (extended only).
+        public var txPower: Int8?
+        /// `Advertising_Type …` / `Advertising_Event_Properties 0x0010`.
+        public var parameterSummary: String?
+        public var configuredSeconds: Double?
+        public var enabledSeconds: Double?
+        public var commandCount = 0
+        public var failedCommands: [String] = []
+        public var events: [Event] = []
+        public var onAirAtEnd = false
+        public var stoppedByStopPlan = false
+        /// Every failed check, in order: data fields, family, parameters, commands, on air.
+        public var failures: [String] = []
+
+        public init(number: Int, expected: BeaconAdvertisement) {
+            self.number = number
+            self.expected = expected
+        }
+
+        public var passed: Bool { failures.isEmpty }
+
+        /// `on air`, `stopped by beacon-tx's stop plan at 4.100 s`, `off since 3.204 s`, `never on air`.
+        public var endState: String {
+            if onAirAtEnd { return "on air" }
+            guard let last = events.last else { return "never on air" }
+            return stoppedByStopPlan ? "stopped by beacon-tx's stop plan at \(CaptureReport.seconds(last.seconds)) s"
+                                     : "off since \(CaptureReport.seconds(last.seconds)) s"
+        }
+    }
+
+    public var passed: Bool { !beacons.isEmpty && beacons.allSatisfy(\.passed) }
+
+    /// `beacon 2: LE Set Extended Advertising Data: iBeacon minor 2 ≠ 3 (config ≠ capture)`.
+    public var firstFailure: String? {
+        for b in beacons { if let f = b.failures.first { return "beacon \(b.number): \(f)" } }
+        return beacons.isEmpty ? "no beacons configured" : nil
+    }
+
+    /// Three decimals: 3.2041 → "3.204".
+    /// A record may be stamped before the first one (clocks step, files are hand-made): the sign is
+    /// kept outside the formatting, which expects a non-negative value.
+    public static func seconds(_ s: Double) -> String {
+        guard s.isFinite else { return "?" }
+        return s < 0 ? "-" + Milliseconds.format(-s) : Milliseconds.format(s)
+    }
+    static func seconds(_ microseconds: Int64) -> String { seconds(Double(microseconds) / 1_000_000) }
+}
