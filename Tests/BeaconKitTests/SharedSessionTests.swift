@@ -15,9 +15,16 @@ import Testing
     static let read = MGMTCommand.readAdvertisingFeatures(index: 0)
 
     /// Hex of the extended pair for minor `m` on instance `i`, copied from mgmt-api's layouts by hand.
-    static func parametersHex(_ i: UInt8) -> String { "540000001200" + Hex.byte(i).dropFirst(2) + "00500000" + "0100" + "0000" + "a0000000" + "a0000000" + "00" }
+    /// (In parts: Swift 6.0.3, the aarch64 toolchain, cannot type-check the whole `+` chain in time.)
+    static func parametersHex(_ i: UInt8) -> String {
+        let instance = String(Hex.byte(i).dropFirst(2))
+        let rest: String = "00500000" + "0100" + "0000" + "a0000000" + "a0000000" + "00"
+        return "540000001200" + instance + rest
+    }
     static func dataHex(_ i: UInt8, _ m: UInt16) -> String {
-        "550000002100" + Hex.byte(i).dropFirst(2) + "1e00" + "0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e00001" + Hex.word(m).dropFirst(2) + "c5"
+        let instance = String(Hex.byte(i).dropFirst(2)), minor = String(Hex.word(m).dropFirst(2))
+        let beacon: String = "0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e00001" + minor + "c5"
+        return "550000002100" + instance + "1e00" + beacon
     }
     static func addSteps(_ i: UInt8, _ m: UInt16) throws -> [ScriptedKernel.Step] {
         let p = try MGMTCommand(packet: Hex.decode(parametersHex(i))!), d = try MGMTCommand(packet: Hex.decode(dataHex(i, m))!)
