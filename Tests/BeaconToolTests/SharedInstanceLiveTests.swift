@@ -13,9 +13,15 @@ import Testing
     /// settings (powered, LE), class, names (mgmt-api.txt).
     static func controllerInformation(current: UInt32) -> [UInt8] {
         let address: [UInt8] = [0, 0, 0, 0x01, 0xAA, 0x00]
-        let settings: (UInt32) -> [UInt8] = { v in [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)] }
-        return address + [0x09, 0x02, 0x00] + settings(0x0000_FFFF) + settings(current) + [0, 0, 0]
-            + [UInt8](repeating: 0, count: 249) + [UInt8](repeating: 0, count: 11)
+        func settings(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * UInt32($0))) } }
+        // In parts: Swift 6.0.3 (the aarch64 toolchain) cannot type-check one long + chain in time.
+        var out: [UInt8] = address
+        out += [0x09, 0x02, 0x00]
+        out += settings(0x0000_FFFF)
+        out += settings(current)
+        out += [0, 0, 0]
+        out += [UInt8](repeating: 0, count: 249 + 11)
+        return out
     }
 
     @Test func aKernelInstanceIsNamedAtStartAndGivenBackAfterTheStop() throws {
