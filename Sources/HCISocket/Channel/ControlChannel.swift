@@ -110,19 +110,7 @@ public final class ControlChannel: MGMTChannel {
     }
 
     private static func bind(_ fd: Int32) throws(TransportError) {
-        var address = sockaddr_hci()
-        address.hci_family = sa_family_t(beacon_tx_AF_BLUETOOTH)
-        address.hci_dev = beacon_tx_HCI_DEV_NONE
-        address.hci_channel = beacon_tx_HCI_CHANNEL_CONTROL
-        do {
-            _ = try systemCall {
-                withUnsafePointer(to: &address) { pointer in
-                    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                        Glibc.bind(fd, generic, socklen_t(MemoryLayout<sockaddr_hci>.size))
-                    }
-                }
-            }
-        } catch {
+        do { try bindHCISocket(fd, device: beacon_tx_HCI_DEV_NONE, channel: beacon_tx_HCI_CHANNEL_CONTROL) } catch {
             throw transportError(error, call: "bind(HCI_CHANNEL_CONTROL)", device: name, available: { [] })
         }
     }

@@ -207,19 +207,7 @@ public final class RawHCIChannel: HCIChannel {
     }
 
     private static func bind(_ fd: Int32, deviceID: UInt16) throws(TransportError) {
-        var address = sockaddr_hci()
-        address.hci_family = sa_family_t(beacon_tx_AF_BLUETOOTH)
-        address.hci_dev = deviceID
-        address.hci_channel = beacon_tx_HCI_CHANNEL_RAW
-        do {
-            _ = try systemCall {
-                withUnsafePointer(to: &address) { pointer in
-                    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                        Glibc.bind(fd, generic, socklen_t(MemoryLayout<sockaddr_hci>.size))
-                    }
-                }
-            }
-        } catch {
+        do { try bindHCISocket(fd, device: deviceID, channel: beacon_tx_HCI_CHANNEL_RAW) } catch {
             throw transportError(error, call: "bind", device: deviceName(deviceID))
         }
     }
