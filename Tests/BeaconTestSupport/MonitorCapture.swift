@@ -63,6 +63,22 @@ public struct MonitorCapture {
         add(index, 16, w.bytes)
     }
 
+    /// An MGMT event for socket `cookie` (Command Complete and Status go to the sender's socket only).
+    public mutating func mgmtEvent(cookie: UInt32, _ e: MGMTEvent) {
+        var w = ByteWriter()
+        w.writeUInt32LE(cookie)
+        w.writeUInt16LE(e.code.rawValue)
+        w.writeBytes(e.parameters)
+        add(e.index, 17, w.bytes)
+    }
+
+    /// The MGMT command on socket `cookie` and its answer: Command Complete (the instance as the
+    /// return parameter) on Success, Command Status otherwise.
+    public mutating func mgmtRun(cookie: UInt32, _ c: MGMTCommand, status: MGMTStatus = .success) {
+        mgmt(c.index, cookie: cookie, opcode: c.opcode.rawValue, c.parameters)
+        mgmtEvent(cookie: cookie, status == .success ? .complete(c, status, c.instance.map { [$0] } ?? []) : .status(c, status))
+    }
+
     public mutating func command(_ index: UInt16, _ c: HCICommand) { add(index, 2, Array(c.packet.dropFirst())) }
     public mutating func event(_ index: UInt16, _ e: HCIEvent) { add(index, 3, Array(e.packet.dropFirst())) }
 

@@ -24,29 +24,37 @@ extension CaptureVerifier.Run {
         (a.uuid == b.uuid ? 1 : 0) + (a.major == b.major ? 1 : 0) + (a.minor == b.minor ? 1 : 0) + (a.measuredPower == b.measuredPower ? 1 : 0)
     }
 
-    /// Each configured beacon's data command (nil: none), and the placements several beacons share
-    /// (a rotation).
-    func match() -> (chosen: [Candidate?], shared: Set<Placement>) {
-        let cands = candidates()
-        var chosen: [Candidate?] = Array(repeating: nil, count: expected.beacons.count)
+    /// For each wanted beacon, the index of its match among `found`: the last with the same UUID,
+    /// major, minor and power, else the closest (same region first, unclaimed first, most equal
+    /// fields); nil when `found` is empty. The raw and the share checks both match this way.
+    static func pick(_ wanted: [IBeacon], among found: [IBeacon]) -> [Int?] {
+        var chosen: [Int?] = Array(repeating: nil, count: wanted.count)
         var claimed = Set<Int>()
-        for (i, b) in expected.beacons.enumerated() {
-            if let c = cands.last(where: { Self.sameRegion($0.beacon, b.beacon) && $0.beacon.measuredPower == b.beacon.measuredPower }) {
+        for (i, b) in wanted.enumerated() {
+            if let c = found.lastIndex(where: { sameRegion($0, b) && $0.measuredPower == b.measuredPower }) {
                 chosen[i] = c
-                claimed.insert(c.command)
+                claimed.insert(c)
             }
         }
-        for (i, b) in expected.beacons.enumerated() where chosen[i] == nil {
-            func score(_ c: Candidate) -> (Int, Int, Int) {
-                (Self.sameRegion(c.beacon, b.beacon) ? 1 : 0, claimed.contains(c.command) ? 0 : 1, Self.equalFields(c.beacon, b.beacon))
+        for (i, b) in wanted.enumerated() where chosen[i] == nil {
+            func score(_ c: Int) -> (Int, Int, Int) {
+                (sameRegion(found[c], b) ? 1 : 0, claimed.contains(c) ? 0 : 1, equalFields(found[c], b))
             }
-            var best: Candidate?
-            for c in cands {
+            var best: Int?
+            for c in found.indices {
                 if let b0 = best, score(c) < score(b0) { continue }
                 best = c
             }
             chosen[i] = best
         }
+        return chosen
+    }
+
+    /// Each configured beacon's data command (nil: none), and the placements several beacons share
+    /// (a rotation).
+    func match() -> (chosen: [Candidate?], shared: Set<Placement>) {
+        let cands = candidates()
+        let chosen = Self.pick(expected.beacons.map(\.beacon), among: cands.map(\.beacon)).map { $0.map { cands[$0] } }
         let shared = Dictionary(grouping: chosen.compactMap { $0?.placement }, by: { $0 }).filter { $0.value.count > 1 }.keys
         return (chosen, Set(shared))
     }

@@ -9,6 +9,26 @@ public struct CaptureReport: Hashable, Sendable {
     /// A monitor capture with no record of this controller at all.
     public var noteNoRecords = false
     public var beacons: [BeaconReport]
+    /// Set for a capture of the sharing mode (beacon-tx's beacons as kernel advertising instances).
+    public var share: Share?
+
+    /// What beacon-tx's MGMT commands in a share-mode capture were, as the plan has them.
+    public struct Share: Hashable, Sendable {
+        public var method: SharePlan.Method
+        /// Ours, in beacon order (the instances found).
+        public var instances: [UInt8]
+        /// The plan's Duration (the dwell as whole seconds).
+        public var durationSeconds: UInt16
+        /// The Add Advertising fallback, when the kernel refused Add Extended Advertising Data.
+        public var note: String?
+
+        public init(method: SharePlan.Method, instances: [UInt8], durationSeconds: UInt16, note: String? = nil) {
+            self.method = method
+            self.instances = instances
+            self.durationSeconds = durationSeconds
+            self.note = note
+        }
+    }
 
     public struct Event: Hashable, Sendable {
         /// Seconds since the first record of the capture.
@@ -64,6 +84,11 @@ public struct CaptureReport: Hashable, Sendable {
         public var events: [Event] = []
         public var onAirAtEnd = false
         public var stoppedByStopPlan = false
+        /// Share mode: our kernel advertising instance, how often the kernel wrote our data on the
+        /// controller (once per turn in its rotation), when beacon-tx removed the instance.
+        public var instance: UInt8?
+        public var kernelWrites = 0
+        public var removedSeconds: Double?
         /// Every failed check, in order: data fields, family, parameters, commands, on air.
         public var failures: [String] = []
 

@@ -55,6 +55,12 @@ public enum CaptureVerifier {
                 report.noteNoRecords = true
             }
 
+            let (sent, ourSocketOpenAtEnd) = mgmtSent()
+            if isShareCapture(sent) {
+                shareReport(sent, ourSocketOpenAtEnd: ourSocketOpenAtEnd, into: &report)
+                return report
+            }
+
             let (chosen, shared) = match()
             let replayed = replay(chosen)
             let stopPlanCommands = stopPlan(chosen, shared: shared)

@@ -1,13 +1,16 @@
 #!/bin/bash
 # e2e-controllers: rootcanal legacy-only
-# e2e-timeout: 240
+# e2e-timeout: 300
 # rc-share (issue 23): the sharing mode on the single-instance controller bluetoothd manages. With a
 # kernel instance already there (`btmgmt add-adv 1`), `start --share auto` makes our two beacons
 # kernel instances (MGMT on the control channel) instead of taking the one legacy instance: the
 # independent receiver on hci1 hears the kernel's instance and both beacons within the kernel's
 # rotation, our iBeacon bytes exactly as raw mode sends them. SIGHUP with a changed minor re-adds
 # that instance; another program's `btmgmt rm-adv` of ours is undone; the stop removes our instances
-# only, and the kernel's instance stays on air.
+# only, and the kernel's instance stays on air. A `btmon -w` capture of our own, from before the
+# start to after the stop, passes `verify` (share mode: our MGMT commands against the share plan, the
+# kernel's HCI data byte for byte ours, Remove Advertising at the stop, nothing of ours after it),
+# and fails with a wrong major.
 . "$(dirname "$0")/rc.inc"
 # _rc_heard MAJOR.MINOR T: that beacon heard (from any address) since T.
 _rc_heard() { [[ $(rc_onair --since "$2" --any-addr 2> /dev/null) == *"beacon $1 "* ]]; }
@@ -18,6 +21,8 @@ cat > "$E2E_OUT/share.json" <<JSON
 { "share": "auto", "rotation": 1000, "beacons": [
   { "uuid": "$RC_UUID", "major": 1, "minor": 1 }, { "uuid": "$RC_UUID", "major": 1, "minor": 2 } ] }
 JSON
+run_bg sbtmon btmon -w "$E2E_OUT/share.snoop"
+wait_until 5 test -s "$E2E_OUT/share.snoop" || fail "btmon -w wrote no capture header"
 kiosk_start kiosk --config "$E2E_OUT/share.json" --verbose
 grep -E 'sharing it|as kernel advertising instances' "$E2E_OUT/kiosk.log" || fail "not shared: $(tail -n 5 "$E2E_OUT/kiosk.log")"
 _sleep 2
@@ -71,3 +76,31 @@ grep -q '^beacon 1\.' "$E2E_OUT/onair-after.txt" && fail "our beacons still on a
 rc_krate 1 --since "$t4" --until "$t5"
 echo "RATE kernel instance 1 after stop: $RC_RATE reports/s"
 rc_at_least "$RC_RATE" 1 "the kernel's instance after our stop"
+_sleep 0.3
+stop_bg sbtmon INT
+# verify on the live capture, with the config as it ended (minor 3 after the reload).
+src=0
+"$BEACON_TX" verify "$E2E_OUT/share.snoop" --config "$E2E_OUT/share.json" > "$E2E_OUT/verify.out" 2> "$E2E_OUT/verify.err" || src=$?
+cat "$E2E_OUT/verify.out" "$E2E_OUT/verify.err"
+[ "$src" = 0 ] || fail "verify of the share-mode capture exited $src: $(tail -n 1 "$E2E_OUT/verify.out")"
+for want in "mode: shared through the kernel" "kernel advertising instance $inst" "replaced instance" \
+            "from btmgmt" "at the end: removed by beacon-tx's stop plan" "PASS: 2 beacon(s) shared through the kernel as planned"; do
+  _log_has "$E2E_OUT/verify.out" "$want" || fail "verify output has no '$want'"
+done
+"$BEACON_TX" verify "$E2E_OUT/share.snoop" --config "$E2E_OUT/share.json" --json > "$E2E_OUT/verify.json"
+"${E2E_PY[@]}" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["passed"] and d["share"]["method"] == "extended" and d["share"]["durationSeconds"] == 1, d
+assert [b["found"]["minor"] for b in d["beacons"]] == [1, 3], d["beacons"]
+for b in d["beacons"]:
+    assert b["kernelWrites"] >= 1 and b["removedAt"] is not None and b["failures"] == [], b
+print("verify json ok: instances", d["share"]["instances"], "kernel writes", [b["kernelWrites"] for b in d["beacons"]])
+' "$E2E_OUT/verify.json"
+# The same capture against a wrong major fails, naming the field.
+src=0
+"$BEACON_TX" verify "$E2E_OUT/share.snoop" --beacon "$RC_UUID:2:1" --beacon "$RC_UUID:1:3" --rotation 1000 \
+  > "$E2E_OUT/verify-major.out" 2> "$E2E_OUT/verify-major.err" || src=$?
+cat "$E2E_OUT/verify-major.err"
+[ "$src" = 1 ] || fail "verify with major 2 exited $src"
+_log_has "$E2E_OUT/verify-major.err" "iBeacon major 2 ≠ 1 (config ≠ capture)" || fail "verify with major 2: $(cat "$E2E_OUT/verify-major.err")"

@@ -1,0 +1,230 @@
+/// `verify`, share mode: a capture of `start --share` (`always`, or `auto` next to kernel instances).
+/// beacon-tx sent MGMT commands on its control socket (btmon records them with the socket's cookie
+/// and program); the kernel derived the HCI commands. Checked per beacon: beacon-tx's Add commands
+/// for its instance against the share plan for the same config (`SharePlan`, the MGMT dry run, with
+/// the instances found in the capture), the kernel's HCI data carrying our bytes exactly (our own
+/// Flags AD, nothing added), on air in the kernel's rotation, and at the stop Remove Advertising of
+/// our instance with no data of ours written after it.
+extension CaptureVerifier {
+    /// One MGMT advertising command on our controller, with its answer on the same socket.
+    struct MGMTSent {
+        var position: Int
+        var time: Int64
+        var command: MGMTCommand
+        var status: MGMTStatus?
+        /// The program of the socket (nil when btmon recorded none).
+        var program: String?
+        /// Sent on a control socket of a program called beacon-tx.
+        var ours: Bool
+    }
+
+    /// The MGMT commands that change advertising instances.
+    static let instanceCommands: Set<MGMTOpcode> = [.addAdvertising, .removeAdvertising, .addExtendedAdvertisingParameters, .addExtendedAdvertisingData]
+}
+
+extension CaptureVerifier.Run {
+    typealias MGMTSent = CaptureVerifier.MGMTSent
+
+    /// The instance commands on our controller and whether a control socket of beacon-tx was still
+    /// open at the end of the capture (beacon-tx still running).
+    func mgmtSent() -> (sent: [MGMTSent], ourSocketOpenAtEnd: Bool) {
+        var sockets: [UInt32: CaptureRecord.ControlOpen] = [:]
+        var pending: [UInt32: [Int]] = [:]
+        var sent: [MGMTSent] = []
+        for (position, r) in capture.records.enumerated() {
+            switch r.kind {
+            case let .controlOpen(o):
+                sockets[o.cookie] = o
+            case let .controlClose(cookie):
+                sockets[cookie] = nil
+                pending[cookie] = nil
+            case let .controlCommand(cookie, code, parameters) where r.controllerIndex == index:
+                let opcode = MGMTOpcode(rawValue: code)
+                guard CaptureVerifier.instanceCommands.contains(opcode), let open = sockets[cookie], open.format == CaptureRecord.ControlOpen.formatMGMT
+                else { continue }
+                pending[cookie, default: []].append(sent.count)
+                sent.append(MGMTSent(position: position, time: time(r.unixMicroseconds), command: MGMTCommand(opcode, index: index, parameters),
+                                     status: nil, program: open.comm, ours: open.comm == CaptureVerifier.programName))
+            case let .controlEvent(cookie, code, parameters) where r.controllerIndex == index:
+                // Command Complete and Command Status begin with the opcode and the status.
+                let event = MGMTEventCode(rawValue: code)
+                guard event == .commandComplete || event == .commandStatus, parameters.count >= 3, var queue = pending[cookie] else { continue }
+                let opcode = UInt16(parameters[0]) | UInt16(parameters[1]) << 8
+                guard let k = queue.firstIndex(where: { sent[$0].command.opcode.rawValue == opcode }) else { continue }
+                sent[queue.remove(at: k)].status = MGMTStatus(rawValue: parameters[2])
+                pending[cookie] = queue
+            default:
+                break
+            }
+        }
+        return (sent, sockets.values.contains { $0.format == CaptureRecord.ControlOpen.formatMGMT && $0.comm == CaptureVerifier.programName })
+    }
+
+    /// A capture of the sharing mode: beacon-tx added an instance with advertising data.
+    func isShareCapture(_ sent: [MGMTSent]) -> Bool {
+        isMonitor && sent.contains { $0.ours && $0.command.advertisingData != nil }
+    }
+
+    /// The field differences of `actual` from the plan's `want` (same opcode): `Duration 1 s ≠ 2 s`.
+    static func fieldDifferences(_ want: MGMTCommand, _ actual: MGMTCommand, skipData: Bool) -> [String] {
+        guard want.parameters != actual.parameters else { return [] }
+        guard let d = MGMTCommandTable.description(want.opcode), let w = want.values, let a = actual.values else {
+            return ["\(Hex.encode(want.parameters)) ≠ \(Hex.encode(actual.parameters))"]
+        }
+        var out: [String] = []
+        for (f, (wv, av)) in zip(d.parameters, zip(w, a)) where wv != av {
+            if case .data = f.width, skipData { continue }
+            if case .lengthOf = f.width, skipData { continue }
+            out.append("\(f.name) \(f.valueText(wv)) ≠ \(f.valueText(av))")
+        }
+        return out
+    }
+
+    /// The report of a share-mode capture: one beacon report per configured beacon.
+    func shareReport(_ sent: [MGMTSent], ourSocketOpenAtEnd: Bool, into report: inout CaptureReport) {
+        let ours = sent.filter(\.ours)
+        let dataCommands = ours.indices.filter { ours[$0].command.advertisingData.flatMap(IBeacon.init(advertisingData:)) != nil }
+        let found = dataCommands.compactMap { ours[$0].command.advertisingData.flatMap(IBeacon.init(advertisingData:)) }
+        let picks = Self.pick(expected.beacons.map(\.beacon), among: found).map { $0.map { dataCommands[$0] } }
+
+        // The method: Add Advertising once the kernel refused Add Extended Advertising Data.
+        let refused = ours.first { $0.command.opcode == .addExtendedAdvertisingData && $0.status == .invalidParameters }
+        let fellBack = ours.contains { $0.command.opcode == .addAdvertising }
+        let method: SharePlan.Method = fellBack ? .addAdvertising : .extended
+        let instances = picks.map { $0.flatMap { ours[$0].command.instance } ?? 0 }
+        let plan = SharePlan(index: index, beacons: expected.beacons, instances: instances,
+                             dwellMilliseconds: expected.rotationMilliseconds, method: method)
+        var share = CaptureReport.Share(method: method, instances: picks.compactMap { $0.flatMap { ours[$0].command.instance } },
+                                        durationSeconds: plan.durationSeconds)
+        if let refused, fellBack {
+            share.note = "the kernel refused MGMT Add Extended Advertising Data (0x0055) with \(refused.status.map(\.description) ?? "?") at \(CaptureReport.seconds(refused.time)) s: beacon-tx used Add Advertising (0x003e) instead (the kernel's interval)"
+        }
+        report.share = share
+
+        // HCI data writes of the kernel on our controller that carry an iBeacon: (command, data, beacon).
+        let writes: [(ci: Int, data: [UInt8], beacon: IBeacon)] = commands.indices.compactMap { ci in
+            let c = commands[ci]
+            guard c.status == .success, c.command.opcode == .leSetAdvertisingData || c.command.opcode == .leSetExtendedAdvertisingData,
+                  let data = c.command.carriedAdvertisingData, let b = IBeacon(advertisingData: data) else { return nil }
+            return (ci, data, b)
+        }
+        let ourPayloads = Set(ours.compactMap(\.command.advertisingData))
+
+        for (i, b) in expected.beacons.enumerated() {
+            var r = CaptureReport.BeaconReport(number: i + 1, expected: b)
+            guard let pick = picks[i], let instance = ours[pick].command.instance, let data = ours[pick].command.advertisingData,
+                  let beacon = IBeacon(advertisingData: data) else {
+                r.failures.append("no MGMT Add Extended Advertising Data (0x0055) or Add Advertising (0x003e) from beacon-tx with iBeacon data for \(HCIDeviceInfo.name(of: index)) in the capture")
+                report.beacons.append(r)
+                continue
+            }
+            let picked = ours[pick]
+            r.found = beacon
+            r.instance = instance
+            let firstAdd = ours.first { $0.command.instance == instance && $0.command.advertisingData == data && $0.status == .success } ?? picked
+            r.configuredSeconds = Double(firstAdd.time) / 1_000_000
+            r.failures += CommandDiff.iBeaconDifferences(picked.command.opcode.name ?? "data", expected: b.beacon, actual: beacon)
+                .map { "MGMT \($0) (config ≠ capture)" }
+
+            // beacon-tx's Add commands for the instance against the plan's.
+            let mine = ours.filter { $0.command.instance == instance }
+            for want in plan.add(i) {
+                let name = "MGMT \(want.opcode) for instance \(instance)"
+                guard let actual = mine.last(where: { $0.command.opcode == want.opcode && $0.position <= picked.position }) else {
+                    r.failures.append("\(name): not sent by beacon-tx before its data (plan ≠ capture)")
+                    continue
+                }
+                r.failures += Self.fieldDifferences(want, actual.command, skipData: true).map { "\(name): \($0) (plan ≠ capture)" }
+            }
+            // Every MGMT command of ours for the instance answered Success (a refused extended add
+            // before the Add Advertising fallback, a removal of what was already gone, excepted).
+            for s in mine {
+                let name = "MGMT \(s.command.opcode) for instance \(instance) at \(CaptureReport.seconds(s.time)) s"
+                guard let status = s.status else {
+                    r.commandCount += 1
+                    r.failedCommands.append("\(name): no Command Complete or Command Status in the capture")
+                    continue
+                }
+                let tolerated = (s.command.opcode == .removeAdvertising && status == .invalidParameters)
+                    || (fellBack && status == .invalidParameters && s.command.opcode != .addAdvertising)
+                if status != .success && !tolerated { r.failedCommands.append("\(name) failed: \(status)") }
+                if !tolerated { r.commandCount += 1 }
+            }
+            r.failures += r.failedCommands
+
+            var dataOnAtEnd = false
+            // The kernel's HCI data for our instance: our bytes exactly, and on air in its rotation.
+            for w in writes where Self.sameRegion(w.beacon, beacon) && !ourPayloads.contains(w.data) {
+                r.failures.append("\(commands[w.ci].command.opcode) at \(CaptureReport.seconds(commands[w.ci].time)) s carries \(Hex.encode(w.data)), not the \(Hex.encode(data)) beacon-tx added (the kernel changed our bytes)")
+            }
+            let first = writes.first { $0.data == data && commands[$0.ci].position > firstAdd.position }
+            r.kernelWrites = writes.filter { $0.data == data }.count
+            if let first, let placement = ControllerAdvertisingState.placements(of: commands[first.ci].command).first {
+                r.placement = placement
+                r.family = placement == .legacy ? .legacy : .extended
+                var chosen: [Candidate?] = Array(repeating: nil, count: expected.beacons.count)
+                chosen[i] = Candidate(command: first.ci, placement: placement, data: data, beacon: beacon)
+                let replayed = replay(chosen)
+                let turns = replayed.events[placement] ?? []
+                r.enabledSeconds = replayed.beaconOnAt[i].map { Double($0) / 1_000_000 }
+                if let p = replayed.enableParams[placement] {
+                    var scratch = CaptureReport.BeaconReport(number: i + 1, expected: b)
+                    checkParameters(p, b, into: &scratch)
+                    (r.intervalMin, r.intervalMax, r.connectable, r.txPower, r.parameterSummary) =
+                        (scratch.intervalMin, scratch.intervalMax, scratch.connectable, scratch.txPower, scratch.parameterSummary)
+                    if let c = scratch.connectable, c != b.options.connectable {
+                        r.failures.append("\(p.opcode): \(c ? "connectable" : "non-connectable") ≠ \(b.options.connectable ? "connectable" : "non-connectable") (config ≠ capture)")
+                    }
+                }
+                if r.enabledSeconds == nil {
+                    r.failures.append("never on air: the kernel wrote its data but never enabled the \(placement.text) with it")
+                }
+                dataOnAtEnd = turns.last?.on ?? false
+            } else {
+                r.failures.append("never on air: the kernel wrote no LE Set Advertising Data (0x2008) or LE Set Extended Advertising Data (0x2037) with its data after beacon-tx added instance \(instance)")
+            }
+
+            // History: added, removed by others, re-added, removed by beacon-tx.
+            var added = false
+            var lastAdd: MGMTSent?
+            var lastData: [UInt8]?
+            for s in sent where s.command.instance == instance || (s.command.opcode == .removeAdvertising && s.command.instance == 0) {
+                guard s.status == .success else { continue }
+                let at = Double(s.time) / 1_000_000
+                if s.ours, s.command.advertisingData != nil {
+                    lastAdd = s
+                    if !added {
+                        r.events.append(CaptureReport.Event(seconds: at, on: true, cause: "MGMT \(s.command.opcode) added instance \(instance)"))
+                    } else if s.command.advertisingData != lastData {
+                        r.events.append(CaptureReport.Event(seconds: at, on: true, cause: "MGMT \(s.command.opcode) replaced instance \(instance)'s data (a reload)"))
+                    }
+                    added = true
+                    lastData = s.command.advertisingData
+                } else if s.command.opcode == .removeAdvertising, added {
+                    added = false
+                    var ev = CaptureReport.Event(seconds: at, on: false, cause: "MGMT \(s.command.opcode) of instance \(s.command.instance == 0 ? "0 (all)" : "\(instance)")",
+                                                 who: s.ours ? "stopped by beacon-tx's stop plan" : "from \(s.program ?? "an unnamed program")")
+                    ev.byStopPlan = s.ours
+                    r.events.append(ev)
+                }
+            }
+            if let last = r.events.last, !last.on, last.byStopPlan {
+                r.stoppedByStopPlan = true
+                r.removedSeconds = last.seconds
+                let removedAt = Int64((last.seconds * 1_000_000).rounded())
+                if let ghost = writes.first(where: { $0.data == data && commands[$0.ci].time > removedAt }) {
+                    r.failures.append("\(commands[ghost.ci].command.opcode) at \(CaptureReport.seconds(commands[ghost.ci].time)) s wrote its data again after beacon-tx's Remove Advertising of instance \(instance) at \(CaptureReport.seconds(last.seconds)) s")
+                } else if dataOnAtEnd {
+                    r.failures.append("still on air at the end of the capture after beacon-tx's Remove Advertising of instance \(instance) at \(CaptureReport.seconds(last.seconds)) s (the kernel left its data enabled)")
+                }
+            } else if let last = r.events.last, !last.on {
+                r.failures.append("removed at \(CaptureReport.seconds(last.seconds)) s: \(last.cause) \(last.who ?? ""), and not added again by the end of the capture")
+            } else if added, !ourSocketOpenAtEnd, let lastAdd {
+                r.failures.append("no MGMT Remove Advertising (0x003f) of instance \(instance) from beacon-tx after it was added at \(CaptureReport.seconds(lastAdd.time)) s: beacon-tx's MGMT socket closed with the instance still in the kernel's rotation")
+            }
+            // At the end: our instance still in the kernel's rotation (beacon-tx running).
+            r.onAirAtEnd = added
+            report.beacons.append(r)
+        }
+    }
+}
