@@ -161,4 +161,13 @@ import Testing
         #expect(wrong.code == 1)
         #expect(wrong.err == "beacon-tx verify: FAIL: beacon 1: MGMT Add Extended Advertising Data: iBeacon major 7 ≠ 1 (config ≠ capture)\n")
     }
+
+    /// A real one from an extended controller (btvirt, scenario verify-share-extended): the kernel
+    /// puts each instance on the set of its number (3 and 2), both on air at once, our interval.
+    @Test func aRealShareCaptureOnAnExtendedController() throws {
+        let path = VerifyTests.fixture("btmon-share-extended.snoop")
+        let r = tool(["verify", path] + Self.two)
+        #expect(r.code == 0, "\(r.out)\(r.err)")
+        expectSnapshot(r.out.replacingOccurrences(of: repoRoot.path + "/", with: ""), "verify-btmon-share-extended.txt")
+    }
 }
