@@ -45,7 +45,9 @@ import Testing
         }
         for c in plan.start { m.mgmtRun(cookie: 5, c) }
         let ours = beacons.map { b -> [UInt8] in
-            fault == .kernelAddsFlags ? [0x02, 0x01, 0x02] + b.beacon.advertisingData.dropFirst(3) : b.beacon.advertisingData
+            var data = b.beacon.advertisingData
+            if fault == .kernelAddsFlags { data[2] = 0x02 }   // the kernel's own Flags value instead of ours
+            return data
         }
         for (k, t) in [1.5, 2.5, 3.5, 5.5, 6.5, 7.5].enumerated() {
             m.at(t)

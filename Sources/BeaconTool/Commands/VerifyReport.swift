@@ -37,8 +37,11 @@ enum VerifyReport {
                 lines.append(line)
             }
             if b.instance != nil, let c = b.configuredSeconds {
-                lines.append("  added at \(CaptureReport.seconds(c)) s" + (b.enabledSeconds.map { ", on air at \(CaptureReport.seconds($0)) s" } ?? ", never on air")
-                             + "; the kernel wrote its data \(b.kernelWrites) time(s)" + (b.placement == .legacy ? " (once per turn in its rotation)" : ""))
+                var line = "  added at \(CaptureReport.seconds(c)) s"
+                line += b.enabledSeconds.map { ", on air at \(CaptureReport.seconds($0)) s" } ?? ", never on air"
+                line += "; the kernel wrote its data \(b.kernelWrites) time(s)"
+                if b.placement == .legacy { line += " (once per turn in its rotation)" }
+                lines.append(line)
             } else if let c = b.configuredSeconds { lines.append("  configured at \(CaptureReport.seconds(c)) s" + (b.enabledSeconds.map { ", on air at \(CaptureReport.seconds($0)) s" } ?? ", never on air")) }
             if b.found != nil {
                 lines.append("  commands: \(b.commandCount)" + (b.instance.map { " MGMT for instance \($0)" } ?? "") + (b.failedCommands.isEmpty ? ", all answered Success" : ", \(b.failedCommands.count) failed"))
