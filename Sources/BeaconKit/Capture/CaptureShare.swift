@@ -188,6 +188,8 @@ extension CaptureVerifier.Run {
             var added = false
             var lastAdd: MGMTSent?
             var lastData: [UInt8]?
+            /// The record of beacon-tx's last Remove Advertising of the instance (order, not clock: stamps come from a file).
+            var removedPosition: Int?
             for s in sent where s.command.instance == instance || (s.command.opcode == .removeAdvertising && s.command.instance == 0) {
                 guard s.status == .success else { continue }
                 let at = Double(s.time) / 1_000_000
@@ -205,14 +207,14 @@ extension CaptureVerifier.Run {
                     var ev = CaptureReport.Event(seconds: at, on: false, cause: "MGMT \(s.command.opcode) of instance \(s.command.instance == 0 ? "0 (all)" : "\(instance)")",
                                                  who: s.ours ? "stopped by beacon-tx's stop plan" : "from \(s.program ?? "an unnamed program")")
                     ev.byStopPlan = s.ours
+                    removedPosition = s.ours ? s.position : nil
                     r.events.append(ev)
                 }
             }
-            if let last = r.events.last, !last.on, last.byStopPlan {
+            if let last = r.events.last, !last.on, last.byStopPlan, let removedPosition {
                 r.stoppedByStopPlan = true
                 r.removedSeconds = last.seconds
-                let removedAt = Int64((last.seconds * 1_000_000).rounded())
-                if let ghost = writes.first(where: { $0.data == data && commands[$0.ci].time > removedAt }) {
+                if let ghost = writes.first(where: { $0.data == data && commands[$0.ci].position > removedPosition }) {
                     r.failures.append("\(commands[ghost.ci].command.opcode) at \(CaptureReport.seconds(commands[ghost.ci].time)) s wrote its data again after beacon-tx's Remove Advertising of instance \(instance) at \(CaptureReport.seconds(last.seconds)) s")
                 } else if dataOnAtEnd {
                     r.failures.append("still on air at the end of the capture after beacon-tx's Remove Advertising of instance \(instance) at \(CaptureReport.seconds(last.seconds)) s (the kernel left its data enabled)")
