@@ -211,7 +211,9 @@ extension CaptureVerifier.Run {
                     r.events.append(ev)
                 }
             }
-            if let last = r.events.last, !last.on, last.byStopPlan, let removedPosition {
+            if r.events.isEmpty {
+                r.failures.append("never added: no MGMT command of beacon-tx with its data for instance \(instance) was answered Success")
+            } else if let last = r.events.last, !last.on, last.byStopPlan, let removedPosition {
                 r.stoppedByStopPlan = true
                 r.removedSeconds = last.seconds
                 if let ghost = writes.first(where: { $0.data == data && commands[$0.ci].position > removedPosition }) {
