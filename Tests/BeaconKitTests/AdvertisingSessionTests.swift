@@ -101,7 +101,7 @@ import Testing
         let fake = ScriptedController(C.okSteps(plan.start))
         let s = try session(config, fake)
         try s.start()
-        #expect(s.state == .onAir)
+        #expect(s.phase == .onAir)
         #expect(s.nextDeadline == nil, "an idle single-beacon kiosk sleeps")
         #expect(fake.isFullyConsumed)
     }
@@ -155,14 +155,14 @@ import Testing
         let s = try session(try Self.three(), fake, clock: clock)
         try s.start()
         s.handle(.observedCommand(disableAll))
-        #expect(s.state == .waiting("another program disabled all advertising sets; re-arming"))
+        #expect(s.phase == .disrupted(.disabledAllSets))
         s.handle(.event(C.ok(disableAll)))
         #expect(s.nextDeadline == 10_250)
         clock.ms = 10_250
         s.timerExpired()
-        #expect(s.state == .onAir)
+        #expect(s.phase == .onAir)
         #expect(s.rearmCount == 1)
-        #expect(s.lastRearm?.reason == "another program disabled all advertising sets")
+        #expect(s.lastRearm?.cause == .disruption(.disabledAllSets))
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
@@ -175,11 +175,11 @@ import Testing
         s.handle(.observedCommand(.leSetExtendedAdvertisingEnable(true, sets: [AdvertisingSetEnable(handle: 1)])))
         s.handle(.observedCommand(.leSetExtendedAdvertisingEnable(false, sets: [AdvertisingSetEnable(handle: 1)])))
         s.handle(.observedCommand(.leRemoveAdvertisingSet(handle: 1)))
-        #expect(s.state == .onAir)
+        #expect(s.phase == .onAir)
         #expect(s.nextDeadline == nil)
         // Removing one of ours is not.
         s.handle(.observedCommand(.leRemoveAdvertisingSet(handle: 0xEE)))
-        #expect(s.state == .waiting("another program removed advertising set 238; re-arming"))
+        #expect(s.phase == .disrupted(.removedSet(238)))
     }
 
     @Test func powerOffIsRespectedUntilTheDeviceIsUp() throws {
@@ -188,8 +188,8 @@ import Testing
         let clock = Clock()
         let s = try session(try Self.three(), fake, clock: clock)
         try s.start()
-        var states: [KioskState] = []
-        s.onStateChange = { states.append($0) }
+        var states: [SessionPhase] = []
+        s.onPhaseChange = { states.append($0) }
         // mgmt power off: disable all, clear, then the device goes down before the settle time ends.
         let disableAll = HCICommand.leSetExtendedAdvertisingEnable(false, sets: [])
         s.handle(.observedCommand(disableAll))
@@ -197,15 +197,15 @@ import Testing
         s.handle(.observedCommand(.leClearAdvertisingSets))
         s.handle(.event(C.ok(.leClearAdvertisingSets)))
         s.handle(.event(StackInternalDeviceEvent(kind: .down, deviceID: 0).event))
-        #expect(s.state == .waiting("hci0 down; waiting to re-arm"))
+        #expect(s.phase == .deviceDown)
         // One line for the whole power-off: the clear after the disable is part of the same re-arm.
-        #expect(states == [.waiting("another program disabled all advertising sets; re-arming"), .waiting("hci0 down; waiting to re-arm")])
+        #expect(states == [.disrupted(.disabledAllSets), .deviceDown])
         #expect(s.nextDeadline == nil, "nothing is sent to a device that is down")
         clock.ms += 60_000
         s.timerExpired()
         s.handle(.event(StackInternalDeviceEvent(kind: .up, deviceID: 0).event))
-        #expect(s.state == .onAir)
-        #expect(s.lastRearm?.reason == "hci0 up again")
+        #expect(s.phase == .onAir)
+        #expect(s.lastRearm?.cause == .deviceUp)
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
@@ -218,9 +218,9 @@ import Testing
         try s.start()
         // LE Advertising Set Terminated: status 0, handle 0xEE, connection 0x0040, 1 event.
         s.handle(.event(HCIEvent(code: .leMeta, parameters: [0x12, 0x00, 0xEE, 0x40, 0x00, 0x01])))
-        #expect(s.state == .waiting("a connection ended advertising set 238; re-enabling after the disconnection"))
+        #expect(s.phase == .connected(.set(238)))
         s.handle(.event(HCIEvent(code: .disconnectionComplete, parameters: [0x00, 0x40, 0x00, 0x13])))
-        #expect(s.state == .onAir)
+        #expect(s.phase == .onAir)
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
@@ -280,14 +280,14 @@ import Testing
             clock.ms = t
             let sentBefore = fake.sent.count
             s.timerExpired()
-            timeline.append("\(t - 10_000): \(fake.sent.count - sentBefore) sent, \(s.state), next \(s.nextDeadline.map { "\($0 - 10_000)" } ?? "none"), finished \(s.finished)")
+            timeline.append("\(t - 10_000): \(fake.sent.count - sentBefore) sent, \(s.phase.text(device: "hci0") ?? "\(s.phase)"), next \(s.nextDeadline.map { "\($0 - 10_000)" } ?? "none"), finished \(s.finished)")
         }
         #expect(timeline == [
             "1999: 0 sent, onAir, next 2000, finished false",
-            "2000: 1 sent, off(\"cycle: off for 2 s (1 of 2)\"), next 4000, finished false",
+            "2000: 1 sent, cycle: off for 2 s (1 of 2), next 4000, finished false",
             "4000: 4 sent, onAir, next 6000, finished false",
-            "6000: 1 sent, off(\"cycle: off for 2 s (2 of 2)\"), next 8000, finished false",
-            "8000: 0 sent, off(\"cycle: off for 2 s (2 of 2)\"), next none, finished true",
+            "6000: 1 sent, cycle: off for 2 s (2 of 2), next 8000, finished false",
+            "8000: 0 sent, cycle: off for 2 s (2 of 2), next none, finished true",
         ])
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }

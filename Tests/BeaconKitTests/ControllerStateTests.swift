@@ -108,7 +108,7 @@ import Testing
             #expect(model.state.onAir(plan.placements) != plan.desiredState().onAir(plan.placements), "\(c) changed nothing")
             model.advance(s.settleMilliseconds)
             s.timerExpired()
-            #expect(s.state == .onAir, "\(c)")
+            #expect(s.phase == .onAir, "\(c)")
             #expect(model.state.onAir(plan.placements) == plan.desiredState().onAir(plan.placements), "after \(c)")
             #expect(s.rearmCount == 1, "\(c)")
         }

@@ -24,17 +24,17 @@ import Testing
         // Exactly our data for set 239 (a replay, or a tool copying it): nothing changes on air.
         let ours = try #require(plan.start.map(\.command).first { $0.opcode == .leSetExtendedAdvertisingData })
         s.handle(.observedCommand(ours))
-        #expect(s.state == .onAir)
+        #expect(s.phase == .onAir)
         // Another program's data on set 239 (minor 0x0063): our beacon is no longer on air there.
         let foreign = HCICommand(.leSetExtendedAdvertisingData, try #require(Hex.decode(
             "ef03011e0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010063c5")))
         s.handle(.observedCommand(foreign))
-        #expect(s.state == .waiting("another program sent LE Set Extended Advertising Data for advertising set 239; re-arming"))
+        #expect(s.phase == .disrupted(.wrote(.leSetExtendedAdvertisingData, set: 239)))
         s.handle(.event(C.ok(foreign)))
         clock.ms += s.settleMilliseconds
         s.timerExpired()
-        #expect(s.state == .onAir)
-        #expect(s.lastRearm?.reason == "another program sent LE Set Extended Advertising Data for advertising set 239")
+        #expect(s.phase == .onAir)
+        #expect(s.lastRearm?.cause == .disruption(.wrote(.leSetExtendedAdvertisingData, set: 239)))
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
@@ -46,14 +46,14 @@ import Testing
         try s.start()
         // bluetoothd's own instance (set 1): not ours.
         s.handle(.observedCommand(HCICommand(.leSetExtendedAdvertisingData, [0x01, 0x03, 0x01, 0x03, 0x02, 0x01, 0x06])))
-        #expect(s.state == .onAir)
+        #expect(s.phase == .onAir)
         // A random address on set 238, which advertises from the public address: nothing phones see changes.
         s.handle(.observedCommand(HCICommand(.leSetAdvertisingSetRandomAddress, [0xEE, 1, 2, 3, 4, 5, 0xC6])))
-        #expect(s.state == .onAir)
+        #expect(s.phase == .onAir)
         // Parameters on set 238 that differ from ours: what phones see changed.
         s.handle(.observedCommand(.leSetExtendedAdvertisingParameters(handle: 0xEE, properties: .legacyConnectable,
                                                                        intervalMin: 0x140, intervalMax: 0x140)))
-        #expect(s.state == .waiting("another program sent LE Set Extended Advertising Parameters for advertising set 238; re-arming"))
+        #expect(s.phase == .disrupted(.wrote(.leSetExtendedAdvertisingParameters, set: 238)))
     }
 
     @Test func aForeignRandomAddressCountsWhenOurSetAdvertisesFromOne() throws {
@@ -64,7 +64,7 @@ import Testing
         let s = try session(config, fake)
         try s.start()
         s.handle(.observedCommand(HCICommand(.leSetAdvertisingSetRandomAddress, [0xEE, 1, 2, 3, 4, 5, 0xC6])))
-        #expect(s.state == .waiting("another program sent LE Set Advertising Set Random Address for advertising set 238; re-arming"))
+        #expect(s.phase == .disrupted(.wrote(.leSetAdvertisingSetRandomAddress, set: 238)))
     }
 
     @Test func aForeignLegacyDataWriteIsReArmed() throws {
@@ -76,11 +76,11 @@ import Testing
         try s.start()
         let other = HCICommand(.leSetAdvertisingData, [0x03, 0x02, 0x01, 0x06] + [UInt8](repeating: 0, count: 28))
         s.handle(.observedCommand(other))
-        #expect(s.state == .waiting("another program sent LE Set Advertising Data (legacy advertising); re-arming"))
+        #expect(s.phase == .disrupted(.wrote(.leSetAdvertisingData, set: nil)))
         s.handle(.event(C.ok(other)))
         clock.ms += s.settleMilliseconds
         s.timerExpired()
-        #expect(s.state == .onAir)
+        #expect(s.phase == .onAir)
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
@@ -95,18 +95,18 @@ import Testing
         try s.start()
         clock.ms = 12_000
         s.timerExpired()
-        #expect(s.state == .off("cycle: off for 600 s (1)"))
+        #expect(s.phase == .offPhase(.init(offMilliseconds: 600_000, pair: 1, count: nil)))
         // bluetoothctl power off / on in the middle of a ten-minute off phase.
         s.handle(.event(StackInternalDeviceEvent(kind: .down, deviceID: 0).event))
-        #expect(s.state == .off("cycle: off for 600 s (1)"))
+        #expect(s.phase == .offPhase(.init(offMilliseconds: 600_000, pair: 1, count: nil)))
         #expect(s.isHealthy, "the watchdog must keep being fed: the session does what it was asked to")
         s.handle(.event(StackInternalDeviceEvent(kind: .up, deviceID: 0).event))
-        #expect(s.state == .off("cycle: off for 600 s (1)"))
+        #expect(s.phase == .offPhase(.init(offMilliseconds: 600_000, pair: 1, count: nil)))
         #expect(s.isHealthy)
         #expect(s.nextDeadline == 612_000, "nothing before the on phase")
         clock.ms = 612_000
         s.timerExpired()
-        #expect(s.state == .onAir)
+        #expect(s.phase == .onAir)
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
@@ -127,12 +127,12 @@ import Testing
         s.handle(.event(C.ok(disableAll)))
         clock.ms += s.settleMilliseconds
         s.timerExpired()
-        guard case .waiting = s.state else { Issue.record("not waiting after the failed re-arm: \(s.state)"); return }
+        guard case .retrying(.disruption(.disabledAllSets), _) = s.phase else { Issue.record("not retrying after the failed re-arm: \(s.phase)"); return }
         #expect(s.isHealthy, "a retry is pending")
         #expect(s.nextDeadline == clock.ms + s.retryMilliseconds)
         clock.ms += s.retryMilliseconds
         s.timerExpired()
-        #expect(s.state == .onAir)
+        #expect(s.phase == .onAir)
         #expect(s.rearmCount == 1)
         #expect(lines.contains { $0.hasPrefix("re-arm after another program disabled all advertising sets failed: ") })
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
@@ -146,9 +146,9 @@ import Testing
         try s.start()
         // LE Connection Complete: status 0, connection 0x0040, role peripheral (0x01), ...
         s.handle(.event(HCIEvent(code: .leMeta, parameters: [0x01, 0x00, 0x40, 0x00, 0x01, 0x00] + [UInt8](repeating: 0, count: 13))))
-        #expect(s.state == .waiting("a central connected; re-enabling after the disconnection"))
+        #expect(s.phase == .connected(.legacy))
         s.handle(.event(HCIEvent(code: .disconnectionComplete, parameters: [0x00, 0x40, 0x00, 0x13])))
-        #expect(s.state == .onAir)
+        #expect(s.phase == .onAir)
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
@@ -166,7 +166,7 @@ import Testing
         try s.start()
         #expect(throws: (any Error).self) { try s.reload(new) }
         #expect(s.configuration == old, "the previous configuration stays")
-        #expect(s.state == .onAir, "and its beacons are back on air")
+        #expect(s.phase == .onAir, "and its beacons are back on air")
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 }
@@ -195,7 +195,7 @@ import Testing
         s.handle(.event(C.ok(off)))
         clock.ms += s.settleMilliseconds
         s.timerExpired()
-        #expect(s.state == .onAir)
+        #expect(s.phase == .onAir)
         #expect(s.rotationIndex == 2, "beacon 3 was on air: it comes back first, beacon 1 does not jump the queue")
         clock.ms += Int64(config.rotationMilliseconds)
         s.timerExpired()

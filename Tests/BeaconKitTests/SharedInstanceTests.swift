@@ -51,7 +51,7 @@ import Testing
         #expect(s.displacementNote == nil, "nobody else advertises yet")
         // `btmgmt add-adv` after our start: the kernel writes its instance, we take it back once.
         takeover(1, s, clock)
-        #expect(s.state == .onAir)
+        #expect(s.phase == .onAir)
         #expect(s.rearmCount == 1)
         #expect(s.displacedOwner == "another owner's advertising")
         try s.stop()
@@ -90,7 +90,7 @@ import Testing
         for turn in 0..<3 {
             clock.ms += 2000
             takeover(UInt8(1 + turn % 2), s, clock)
-            #expect(s.state == .onAir)
+            #expect(s.phase == .onAir)
         }
         #expect(s.rearmCount == 3)
         clock.ms += 2000
@@ -98,7 +98,7 @@ import Testing
         #expect(s.isYielding)
         #expect(s.yieldCount == 1)
         #expect(s.rearmCount == 3, "the fourth takeover within 30 s is not fought")
-        #expect(s.state == .waiting("another program took over hci0's advertising 4 times in 30 s (last: another program sent LE Set Advertising Data (legacy advertising)); yielding: not re-arming until it is quiet for 10 s (SIGHUP re-arms now; --share shares the instance)"))
+        #expect(s.phase == .yielding(.init(takeovers: 4, windowMilliseconds: 30_000, quietMilliseconds: 10_000, last: .disruption(.wrote(.leSetAdvertisingData, set: nil)))))
         // The kernel keeps rotating: every one of its commands pushes the quiet period back.
         clock.ms += 2000
         kernelSends(Self.kernelTakeover(1), to: s)
@@ -110,8 +110,8 @@ import Testing
         clock.ms += 1000
         s.timerExpired()
         #expect(!s.isYielding)
-        #expect(s.state == .onAir)
-        #expect(s.lastRearm?.reason == "the other owner of the advertising instance was quiet for 10 s")
+        #expect(s.phase == .onAir)
+        #expect(s.lastRearm?.cause == .otherOwnerQuiet(milliseconds: 10_000))
         #expect(s.fightBudget.recent.isEmpty, "a fresh budget")
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
@@ -132,7 +132,7 @@ import Testing
         takeover(2, s, clock)
         #expect(s.isYielding)
         try s.stop()
-        #expect(s.state == .stopped)
+        #expect(s.phase == .stopped)
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
@@ -150,7 +150,7 @@ import Testing
         let summary = try s.reload(config)
         #expect(summary.restarted)
         #expect(!s.isYielding)
-        #expect(s.state == .onAir)
+        #expect(s.phase == .onAir)
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 

@@ -66,23 +66,24 @@ import Testing
         expectSnapshot(m.text, "metrics-kiosk.prom")
     }
 
-    @Test func reasonCategoriesFromTheSessionsTexts() {
-        let cases: [(String, RearmReason)] = [
-            ("another program reset hci0 (HCI Reset)", .reset),
-            ("another program cleared all advertising sets (LE Clear Advertising Sets)", .disabled),
-            ("another program removed advertising set 239", .disabled),
-            ("another program disabled all advertising sets", .disabled),
-            ("another program disabled legacy advertising", .disabled),
-            ("hci0 up again", .deviceUp),
-            ("hci0 returned", .deviceReturned),
-            ("Hardware Error (code 0x01)", .hardwareError),
-            ("a connection ended", .connection),
-            ("cycle: on for 30 s", .schedule),
-            ("reload failed; the previous beacons are put back", .reloadFailed),
-            ("rotation step failed", .rotationFailed),
-            ("something new", .other),
+    @Test func reasonCategoriesFromTheSessionsTypedCauses() {
+        let cases: [(RearmCause, RearmReason)] = [
+            (.disruption(.reset), .reset),
+            (.disruption(.clearedSets), .disabled),
+            (.disruption(.removedSet(239)), .disabled),
+            (.disruption(.disabledAllSets), .disabled),
+            (.disruption(.disabledLegacy), .disabled),
+            (.disruption(.wrote(.leSetExtendedAdvertisingData, set: 239)), .disabled),
+            (.deviceUp, .deviceUp),
+            (.deviceReturned, .deviceReturned),
+            (.hardwareError(code: 1), .hardwareError),
+            (.connectionEnded, .connection),
+            (.cycleOn(milliseconds: 30_000), .schedule),
+            (.reloadFailed, .reloadFailed),
+            (.rotationStepFailed, .rotationFailed),
+            (.otherOwnerQuiet(milliseconds: 10_000), .other),
         ]
-        for (text, reason) in cases { #expect(RearmReason(reason: text) == reason, "\(text)") }
+        for (cause, reason) in cases { #expect(RearmReason(cause) == reason, "\(cause)") }
     }
 
     func plan() throws -> AdvertisingPlan {

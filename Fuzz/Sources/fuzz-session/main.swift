@@ -74,7 +74,7 @@ exit(fuzzMain { input in
     // A controller whose sets are all taken by another program has no room for ours: not ours to fix.
     let foreignSets = model.state.sets.keys.filter { !plan.handles.contains($0) }.count
     if let limit, foreignSets >= limit { return }
-    require(session.state == .onAir, "not on air after the inputs stopped: \(session.state)")
+    require(session.phase == .onAir, "not on air after the inputs stopped: \(session.phase)")
     let want = plan.desiredState(rotationIndex: session.rotationIndex).onAir(plan.placements)
     require(model.state.onAir(plan.placements) == want,
             "the controller differs from the desired state: \(model.state.onAir(plan.placements)) ≠ \(want)")

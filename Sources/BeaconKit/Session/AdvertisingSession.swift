@@ -21,22 +21,6 @@ public enum SessionInput: Hashable, Sendable {
     case observedCommand(HCICommand)
 }
 
-/// Where the session stands.
-public enum KioskState: Hashable, Sendable {
-    /// Before `start`.
-    case idle
-    /// Every beacon is on air.
-    case onAir
-    /// Off air for a reason beacon-tx waits out (device down, reset in progress, a retry pending).
-    case waiting(String)
-    /// The controller was unregistered (unplugged): the pump must find it again and `attach` a runner.
-    case deviceGone
-    /// Off by the schedule (`--cycle`): disabled on the controller until the next on phase.
-    case off(String)
-    /// After `stop`.
-    case stopped
-}
-
 /// When the beacons are on air: a total duration and an on/off cycle (iOS enter/exit tests).
 public struct AdvertisingSchedule: Hashable, Sendable {
     /// Stop after this long (ms); nil = until a signal.
@@ -85,53 +69,89 @@ public struct AdvertisingSchedule: Hashable, Sendable {
 /// The advertising session of a kiosk: desired state = the beacons of a `KioskConfiguration`; the
 /// session puts them on air, keeps them there and takes them off.
 ///
-/// It is fed packets (`handle`) and time (`timerExpired` when `nextDeadline` has passed) and sends
-/// commands through an `HCICommandRunner`, so it runs the same against the raw socket and against a
-/// scripted controller. It owns start, re-arm, rotation, reload and stop; the CLI only pumps.
+/// A reconciler in two halves. `SessionMachine` decides: a transition function from (phase, input,
+/// now) to (phase, effects), with the timers and counters. This class is its shell: it turns packets
+/// into inputs (what another program's command does to our placements is read from the controller
+/// state model, `disruption`), carries out the effects on the controller through an
+/// `HCICommandRunner` and feeds their outcome back. So it runs the same against the raw socket, a
+/// scripted controller and the behavioural one. It owns start, re-arm, rotation, reload and stop;
+/// the CLI only pumps.
 ///
 /// Re-arm rules (what beacon-tx fights, what it respects):
-/// - another program's HCI Reset, "Disable all sets", a disable or removal of one of our sets, LE
-///   Clear Advertising Sets, or a legacy disable while we are legacy: re-armed once the command has
-///   completed and `settleMilliseconds` passed without the device going down;
+/// - any command of another program that makes the controller differ from the desired state on our
+///   placements (HCI Reset, a disable, removal or clear, a data, parameters or random address write):
+///   re-armed once the command has completed and `settleMilliseconds` passed without the device
+///   going down;
 /// - device down (power off by an administrator, rfkill, bluetoothd stopping): respected; nothing is
 ///   sent until the kernel reports the device up again (beacon-tx never brings it up itself);
 /// - device up: re-armed at once;
 /// - Hardware Error: waits for the kernel's down/up; re-arms after `hardwareErrorGraceMilliseconds`
 ///   if that does not come;
-/// - a connection that ended a connectable beacon: re-enabled after the Disconnection Complete.
-/// A failed re-arm is retried every `retryMilliseconds`.
+/// - a connection that ended a connectable beacon: re-enabled after the Disconnection Complete;
+/// - in an off phase of `--cycle` none of these: the next on phase runs the whole start plan.
+/// A failed re-arm is retried every `retryMilliseconds`; takeovers beyond the `FightBudget` yield.
 public final class AdvertisingSession {
     public private(set) var configuration: KioskConfiguration
     public private(set) var caps: ControllerCapabilities
     public let device: String
     public private(set) var runner: HCICommandRunner
     /// The plan on air (or to re-arm); nil before the first start.
-    public private(set) var plan: KioskPlan?
-    public private(set) var state: KioskState = .idle {
-        didSet { if state != oldValue { onStateChange?(state) } }
+    public private(set) var plan: KioskPlan? {
+        didSet { desiredCache = nil }
     }
+    /// The decisions: phase, timers, counters.
+    public private(set) var machine = SessionMachine() {
+        didSet { if machine.phase != oldValue.phase { onPhaseChange?(machine.phase) } }
+    }
+
+    public var phase: SessionPhase { machine.phase }
     /// The last re-arm: why and when (monotonic ms).
-    public private(set) var lastRearm: (reason: String, at: Int64)?
+    public var lastRearm: (cause: RearmCause, at: Int64)? { machine.lastRearm }
     /// How many re-arms succeeded.
-    public private(set) var rearmCount = 0
+    public var rearmCount: Int { machine.rearmCount }
     /// How many re-arm attempts failed (each is retried after `retryMilliseconds`); a device found
     /// down meanwhile is waited for, not counted.
-    public private(set) var failedRearmCount = 0
+    public var failedRearmCount: Int { machine.failedRearmCount }
     /// How many rotation swaps were sent.
-    public private(set) var rotationSwaps = 0
+    public var rotationSwaps: Int { machine.rotationSwaps }
     /// Index of the beacon whose data is on air in a rotation.
-    public private(set) var rotationIndex = 0
+    public var rotationIndex: Int { machine.rotationIndex }
+    /// How many scheduled on/off switches were sent.
+    public var phaseSwitches: Int { machine.phaseSwitches }
+    /// The schedule has run out (duration passed, or the last cycle ended): the pump stops and exits 0.
+    public var finished: Bool { machine.finished }
+    /// Yielded to another owner: not re-arming until it is quiet (`FightBudget`).
+    public var isYielding: Bool { machine.isYielding }
+    /// How many times the session yielded.
+    public var yieldCount: Int { machine.yieldCount }
+    /// When the pump must call `timerExpired` (monotonic ms); nil = no timer (an idle kiosk sleeps).
+    public var nextDeadline: Int64? { machine.nextDeadline }
+    /// Whether the session does what it was asked to (on air, off by the schedule, or a re-arm due),
+    /// for the watchdog.
+    public var isHealthy: Bool { machine.isHealthy }
 
     /// Duration and on/off cycle; empty = on air until stopped.
-    public var schedule = AdvertisingSchedule()
-    /// The schedule has run out (duration passed, or the last cycle ended): the pump stops and exits 0.
-    public private(set) var finished = false
-    /// How many scheduled on/off switches were sent.
-    public private(set) var phaseSwitches = 0
-    private var endAt: Int64?
-    private var phaseAt: Int64?
-    private var cycleOff = false
-    private var pairsDone = 0
+    public var schedule: AdvertisingSchedule {
+        get { machine.schedule }
+        set { machine.schedule = newValue }
+    }
+    /// When to stop fighting another owner of the instance (`FightBudget`).
+    public var fightBudget: FightBudget {
+        get { machine.fightBudget }
+        set { machine.fightBudget = newValue }
+    }
+    public var settleMilliseconds: Int64 {
+        get { machine.settleMilliseconds }
+        set { machine.settleMilliseconds = newValue }
+    }
+    public var hardwareErrorGraceMilliseconds: Int64 {
+        get { machine.hardwareErrorGraceMilliseconds }
+        set { machine.hardwareErrorGraceMilliseconds = newValue }
+    }
+    public var retryMilliseconds: Int64 {
+        get { machine.retryMilliseconds }
+        set { machine.retryMilliseconds = newValue }
+    }
 
     /// The other owner of a single legacy instance (the kernel's MGMT instances), as it last wrote
     /// it: written back by `stop` (`ForeignLegacyAdvertising`).
@@ -139,47 +159,26 @@ public final class AdvertisingSession {
     /// The kernel's advertising instances (MGMT Read Advertising Features) when the pump could ask
     /// before `start`; nil = not known.
     public var kernelInstances: [UInt8]?
-    /// When to stop fighting another owner of the instance (`FightBudget`).
-    public var fightBudget = FightBudget()
-    /// Yielded to another owner: not re-arming until it is quiet (`FightBudget`).
-    public private(set) var isYielding = false
-    /// How many times the session yielded.
-    public private(set) var yieldCount = 0
     /// Said once when beacon-tx displaces another owner's advertising on a single instance (start
     /// log, systemd STATUS); nil while nobody is displaced.
     public private(set) var displacementNote: String?
     /// Whose advertising that is ("the kernel's advertising instance 1", "another owner's
     /// advertising"), for the systemd STATUS.
     public private(set) var displacedOwner: String?
-    private var takeoverPending = false
     /// The stop left blank data in the instance of the kernel's instances (`kernelInstances`): the
     /// pump asks the kernel to write them again (MGMT), which the session cannot do on HCI.
     public private(set) var needsKernelHandBack = false
 
-    public var settleMilliseconds: Int64 = 250
-    public var hardwareErrorGraceMilliseconds: Int64 = 3000
-    public var retryMilliseconds: Int64 = 1000
-
     /// Notes for the operator (stderr).
     public var log: (String) -> Void
-    /// Called on every state change (sd_notify STATUS, state file).
-    public var onStateChange: ((KioskState) -> Void)?
+    /// Called on every phase change (sd_notify STATUS, state file).
+    public var onPhaseChange: ((SessionPhase) -> Void)?
 
     private let now: () -> Int64
-    private var nextRotationAt: Int64?
-    private var rearmAt: Int64?
-    private var rearmReason = ""
-    /// The kernel reported the device down and nothing has re-armed since: nothing can be on air, and
-    /// nothing is sent until it is up again.
-    private var deviceDown = false
-    /// When the event that started the current re-arm arrived (for "back on air N ms after it").
-    private var triggeredAt: Int64?
-    /// Another program's command that will take our beacons off air once it completes.
-    private var pendingDisruption: (opcode: Opcode, reason: String)?
-    /// Sets a connection ended; re-enabled after the disconnection.
-    private var terminatedHandles: Set<UInt8> = []
-    private var legacyConnected = false
     private var deviceID: UInt16?
+    /// The desired state of the plan at one rotation index (the disruption rule reads it for every
+    /// foreign command).
+    private var desiredCache: (index: Int, state: ControllerAdvertisingState)?
 
     public init(configuration: KioskConfiguration, caps: ControllerCapabilities, device: String, deviceID: UInt16? = nil,
                 runner: HCICommandRunner, now: @escaping () -> Int64, log: @escaping (String) -> Void) {
@@ -209,17 +208,52 @@ public final class AdvertisingSession {
                            observesCommands: true)
     }
 
-    /// When the pump must call `timerExpired` (monotonic ms); nil = no timer (an idle kiosk sleeps).
-    public var nextDeadline: Int64? {
-        [nextRotationAt, rearmAt, phaseAt, endAt].compactMap { $0 }.min()
+    /// One input to the machine, and its effects carried out (their outcomes fed back in turn).
+    private func send(_ input: SessionMachine.Input) {
+        for effect in machine.step(input, now: now()) { perform(effect) }
     }
 
-    /// Whether the beacons are on air or expected back within the re-arm budget (for a watchdog).
-    public var isHealthy: Bool {
-        switch state {
-        case .onAir, .off: return true
-        case .waiting: return rearmAt != nil
-        default: return false
+    private func perform(_ effect: SessionMachine.Effect) {
+        switch effect {
+        case let .rearm(cause, started, resume):
+            let family = plan?.family ?? configuration.family ?? caps.preferredAdvertisingFamily ?? .legacy
+            let resumable = plan?.rotationSteps.count ?? 0
+            do throws(SessionError) {
+                try putOnAir(family: family)
+                var index = 0
+                if resume > 0, let plan, plan.rotationSteps.count == resumable, resume < resumable {
+                    do { try runner.run(plan.rotationSteps[resume]) } catch { throw .command(error) }
+                    index = resume
+                }
+                send(.rearmed(cause, started: started, rotationIndex: index))
+            } catch {
+                send(.failed(cause, error, deviceDown: error.isDeviceDown))
+            }
+        case let .rotate(to):
+            guard let plan, plan.rotationSteps.indices.contains(to) else { return }
+            do {
+                try runner.run(plan.rotationSteps[to])
+                send(.rotated(to: to))
+            } catch {
+                send(.failed(.rotationStepFailed, .command(error), deviceDown: SessionError.command(error).isDeviceDown))
+            }
+        case let .reenable(handles, started):
+            guard let plan else { return }
+            do {
+                for step in plan.reenable(plan.handles.filter(handles.contains)) { try runner.run(step) }
+                send(.rearmed(.connectionEnded, started: started, rotationIndex: machine.rotationIndex))
+            } catch {
+                send(.failed(.connectionEnded, .command(error), deviceDown: SessionError.command(error).isDeviceDown))
+            }
+        case .disableForCycle:
+            guard let plan else { return }
+            do {
+                for step in plan.disable() { try runner.run(step) }
+            } catch {
+                log("cycle: disabling failed: \(error)")
+            }
+        case let .note(note):
+            log(note.text(device: device, beacons: configuration.beacons.count))
         }
     }
 
@@ -236,10 +270,7 @@ public final class AdvertisingSession {
             noteDisplacement("the kernel's advertising instance\(ids.count == 1 ? "" : "s") \(ids.map(String.init).joined(separator: ", "))",
                              plural: ids.count > 1)
         }
-        state = .onAir
-        let t = now()
-        endAt = schedule.durationMilliseconds.map { t + $0 }
-        phaseAt = schedule.cycle.map { t + $0.onMilliseconds }
+        send(.started)
     }
 
     private func putOnAir(family: AdvertisingFamily) throws(SessionError) {
@@ -294,25 +325,13 @@ public final class AdvertisingSession {
 
     private func adopt(_ used: KioskPlan) {
         plan = used
-        terminatedHandles = []
-        legacyConnected = false
-        if used.rotationSteps.isEmpty {
-            nextRotationAt = nil
-        } else {
-            rotationIndex = 0
-            nextRotationAt = now() + Int64(configuration.rotationMilliseconds)
-        }
+        send(.planAdopted(rotationLength: used.rotationSteps.count, dwellMilliseconds: Int64(configuration.rotationMilliseconds)))
     }
 
     /// Takes every beacon off air (disable, remove our sets) and ends the session.
     public func stop() throws(HCIError) {
-        defer {
-            state = .stopped
-            nextRotationAt = nil
-            rearmAt = nil
-        }
-        guard let plan, state != .deviceGone else { return }
-        if isDown { return }  // nothing can be on air
+        defer { send(.stopped) }
+        guard let plan, !machine.isDown else { return }  // nothing can be on air
         // Yielded on a single instance: it is the other owner's now, as it wrote it itself (on air,
         // the kernel's cache right), nothing of ours is on air: nothing to stop or give back.
         if isYielding && plan.family == .legacy { return }
@@ -346,7 +365,7 @@ public final class AdvertisingSession {
 
     /// One packet from the pump. Never throws: what goes wrong is logged and retried.
     public func handle(_ input: SessionInput) {
-        guard state != .stopped, state != .idle else { return }
+        guard phase != .stopped, phase != .idle else { return }
         switch input {
         case let .observedCommand(command):
             observe(command)
@@ -358,25 +377,7 @@ public final class AdvertisingSession {
 
     /// The deadline passed: rotate, re-arm, switch the cycle's phase, or finish.
     public func timerExpired() {
-        let t = now()
-        if let at = endAt, at <= t {
-            endAt = nil
-            phaseAt = nil
-            finished = true
-            log(schedule.cycle?.count != nil && (pairsDone >= (schedule.cycle?.count ?? 0))
-                ? "the last cycle is over" : "the scheduled \(Milliseconds.seconds(schedule.durationMilliseconds ?? 0)) s are over")
-            return
-        }
-        if let at = phaseAt, at <= t {
-            switchPhase(at: at)
-        }
-        if let at = rearmAt, at <= t {
-            rearmAt = nil
-            rearm(rearmReason)
-        }
-        if let at = nextRotationAt, at <= t, state == .onAir {
-            rotate(at: t)
-        }
+        send(.timer)
         drainRunner()
     }
 
@@ -385,7 +386,7 @@ public final class AdvertisingSession {
         self.runner = runner
         self.caps = caps
         self.deviceID = deviceID
-        rearm("\(device) returned")
+        send(.attached)
         drainRunner()
     }
 
@@ -393,106 +394,47 @@ public final class AdvertisingSession {
         if let si = StackInternalDeviceEvent(event) {
             guard si.deviceID == deviceID else { return }
             switch si.kind {
-            case .down where cycleOff:
-                // Off by the schedule anyway: the next on phase runs the whole start plan (and waits
-                // for the device if it is still down then). The session stays off, and healthy.
-                deviceDown = true
-            case .up where cycleOff:
-                deviceDown = false
-            case .down:
-                triggeredAt = nil
-                pendingDisruption = nil
-                rearmAt = nil
-                nextRotationAt = nil
-                rearmReason = "\(device) down"
-                deviceDown = true
-                takeoverPending = false
-                state = .waiting("\(device) down; waiting to re-arm")
-            case .up:
-                rearm("\(device) up again")
-            case .unregistered:
-                pendingDisruption = nil
-                rearmAt = nil
-                nextRotationAt = nil
-                state = .deviceGone
-            default:
-                break
+            case .down: send(.deviceDown)
+            case .up: send(.deviceUp)
+            case .unregistered: send(.deviceUnregistered)
+            default: break
             }
             return
         }
         switch event.code {
         case .hardwareError:
-            let code = HardwareError(event)?.hardwareCode ?? 0
-            schedule("Hardware Error (code \(Hex.byte(code)))", after: hardwareErrorGraceMilliseconds,
-                     waiting: "\(device) reported a Hardware Error; waiting for the kernel to reset it")
+            send(.hardwareError(code: HardwareError(event)?.hardwareCode ?? 0))
         case .commandComplete, .commandStatus:
-            guard let pending = pendingDisruption else { return }
-            let opcode = (try? CommandComplete(event))?.opcode ?? (try? CommandStatus(event))?.opcode
-            if opcode == pending.opcode {
-                pendingDisruption = nil
-                schedule(pending.reason, after: settleMilliseconds, waiting: "\(pending.reason); re-arming")
-            }
+            guard let opcode = (try? CommandComplete(event))?.opcode ?? (try? CommandStatus(event))?.opcode else { return }
+            send(.completed(opcode))
         case .leMeta:
-            leMeta(event)
+            guard let plan else { return }
+            if let terminated = LEAdvertisingSetTerminated(event) {
+                guard plan.handles.contains(terminated.advertisingHandle) else { return }
+                send(.connected(.set(terminated.advertisingHandle)))
+            } else if let connection = LEConnectionComplete(event) {
+                // A central connected to what the controller advertised: a legacy connectable beacon stops.
+                guard plan.family == .legacy, connection.status == .success, connection.isPeripheral,
+                      plan.advertised.contains(where: { $0.options.connectable }) else { return }
+                send(.connected(.legacy))
+            }
         case .disconnectionComplete:
-            reenableAfterDisconnection()
+            guard plan != nil else { return }
+            send(.disconnected)
         default:
             break
         }
     }
 
-    private func leMeta(_ event: HCIEvent) {
-        guard let plan else { return }
-        if let terminated = LEAdvertisingSetTerminated(event) {
-            let handle = terminated.advertisingHandle
-            guard plan.handles.contains(handle) else { return }
-            terminatedHandles.insert(handle)
-            state = .waiting("a connection ended advertising set \(handle); re-enabling after the disconnection")
-        } else if let connection = LEConnectionComplete(event) {
-            // A central connected to what the controller advertised: a legacy connectable beacon stops.
-            guard plan.family == .legacy, connection.status == .success, connection.isPeripheral,
-                  plan.advertised.contains(where: { $0.options.connectable }) else { return }
-            legacyConnected = true
-            state = .waiting("a central connected; re-enabling after the disconnection")
-        }
-    }
-
-    private func reenableAfterDisconnection() {
-        guard let plan, !terminatedHandles.isEmpty || legacyConnected else { return }
-        let handles = plan.handles.filter(terminatedHandles.contains)
-        terminatedHandles = []
-        legacyConnected = false
-        let started = now()
-        do {
-            for step in plan.reenable(handles) { try runner.run(step) }
-            noteRearmed("a connection ended", started: started)
-        } catch {
-            rearmFailed("a connection ended", .command(error))
-        }
-    }
-
-    /// Another program's command: does it take our beacons off air?
+    /// Another program's command: what does it do to our placements?
     private func observe(_ command: HCICommand) {
         if plan?.family == .legacy, foreignLegacy.record(command), LESetAdvertisingEnable(command)?.advertisingEnable != false {
             noteDisplacement("another owner (the kernel's advertising instances: bluetoothd, bluetoothctl advertise, btmgmt add-adv)")
         }
-        if isYielding {
-            // Yielded: every advertising command of the other owner pushes the quiet period back.
-            if Self.isAdvertisingCommand(command) { rearmAt = now() + fightBudget.quietMilliseconds }
-            return
-        }
-        guard !cycleOff, let plan, let cause = disruption(command, plan) else { return }
-        guard !isDown else { return }
-        let reason = cause.text(device: device)
-        takeoverPending = command.opcode != .reset
-        pendingDisruption = (command.opcode, reason)
-        // If the completion never reaches us, re-arm anyway.
-        schedule(reason, after: settleMilliseconds * 4, waiting: "\(reason); re-arming")
-    }
-
-    private var isDown: Bool {
-        if case .waiting = state, deviceDown { return true }
-        return state == .deviceGone
+        // The model is asked only when the machine would act on the answer.
+        let relevant = !machine.isYielding && !machine.isScheduledOff && !machine.isDown
+        send(.observed(command.opcode, disruption: relevant ? plan.flatMap { disruption(command, $0) } : nil,
+                       advertising: Self.isAdvertisingCommand(command)))
     }
 
     /// How `command` (sent by someone else) takes our advertising off air; nil when it leaves what
@@ -501,114 +443,17 @@ public final class AdvertisingSession {
     /// the controller accepts it is not predicted: a re-arm after a refused command costs a few
     /// commands, a missed one costs the beacons.
     func disruption(_ command: HCICommand, _ plan: KioskPlan) -> Disruption? {
-        let desired = plan.desiredState(rotationIndex: rotationIndex)
+        let desired: ControllerAdvertisingState
+        if let cached = desiredCache, cached.index == rotationIndex {
+            desired = cached.state
+        } else {
+            desired = plan.desiredState(rotationIndex: rotationIndex)
+            desiredCache = (rotationIndex, desired)
+        }
         var after = desired
         after.apply(command)
         guard after.onAir(plan.placements) != desired.onAir(plan.placements) else { return nil }
         return Disruption(command, plan)
-    }
-
-    /// A re-arm already pending keeps its first state (one log line for, say, a power-off's disable
-    /// and clear): the later command only moves the re-arm and its reason.
-    private func schedule(_ reason: String, after delay: Int64, waiting: String) {
-        if triggeredAt == nil { triggeredAt = now() }
-        let pending = rearmAt != nil && !deviceDown
-        rearmReason = reason
-        deviceDown = false
-        rearmAt = now() + delay
-        nextRotationAt = nil
-        if !pending { state = .waiting(waiting) }
-    }
-
-    // MARK: schedule
-
-    /// On → off: every beacon disabled on the controller (a phone sees the region empty); off → on:
-    /// the whole start plan again (whatever happened meanwhile, the beacons come back as configured).
-    private func switchPhase(at scheduled: Int64) {
-        guard let cycle = schedule.cycle, let plan else { return }
-        if !cycleOff {
-            pairsDone += 1
-            cycleOff = true
-            nextRotationAt = nil
-            rearmAt = nil
-            pendingDisruption = nil
-            do {
-                for step in plan.disable() { try runner.run(step) }
-            } catch {
-                log("cycle: disabling failed: \(error)")
-            }
-            phaseSwitches += 1
-            if let count = cycle.count, pairsDone >= count {
-                // The last on phase is over: the session ends after the final off phase.
-                phaseAt = nil
-                endAt = min(endAt ?? .max, scheduled + cycle.offMilliseconds)
-            } else {
-                phaseAt = scheduled + cycle.offMilliseconds
-            }
-            state = .off("cycle: off for \(Milliseconds.seconds(cycle.offMilliseconds)) s (\(pairsDone)\(cycle.count.map { " of \($0)" } ?? ""))")
-        } else {
-            cycleOff = false
-            phaseAt = scheduled + cycle.onMilliseconds
-            phaseSwitches += 1
-            rearm("cycle: on for \(Milliseconds.seconds(cycle.onMilliseconds)) s")
-        }
-    }
-
-    // MARK: re-arm and rotation
-
-    /// Runs the whole start plan again (the family may switch once; capacity may force rotation).
-    private func rearm(_ reason: String) {
-        guard state != .stopped else { return }
-        if cycleOff {
-            // Off by the schedule: the next on phase runs the whole start plan anyway.
-            rearmAt = nil
-            pendingDisruption = nil
-            return
-        }
-        let takeover = takeoverPending
-        takeoverPending = false
-        if takeover, fightBudget.noteTakeover(at: now()) {
-            yieldInstance(after: reason)
-            return
-        }
-        if isYielding {
-            isYielding = false
-            fightBudget.reset()
-        }
-        rearmReason = reason
-        deviceDown = false
-        rearmAt = nil
-        pendingDisruption = nil
-        let family = plan?.family ?? configuration.family ?? caps.preferredAdvertisingFamily ?? .legacy
-        let started = triggeredAt ?? now()
-        // A rotation resumes with the beacon that was on air, not with the first one: repeated
-        // disruptions (another owner of a single instance) must not starve the later beacons.
-        let resume = plan == nil ? nil : rotationIndex
-        let rotationLength = plan?.rotationSteps.count ?? 0
-        do throws(SessionError) {
-            try putOnAir(family: family)
-            if let resume, resume > 0, let plan, plan.rotationSteps.count == rotationLength, resume < rotationLength {
-                do { try runner.run(plan.rotationSteps[resume]) } catch { throw .command(error) }
-                rotationIndex = resume
-            }
-            noteRearmed(reason, started: started)
-        } catch {
-            rearmFailed(reason, error)
-        }
-    }
-
-    /// The fight budget is spent: no re-arm until the other owner is quiet (or SIGHUP, or device up).
-    private func yieldInstance(after reason: String) {
-        isYielding = true
-        yieldCount += 1
-        triggeredAt = nil
-        pendingDisruption = nil
-        nextRotationAt = nil
-        deviceDown = false
-        let quiet = Milliseconds.seconds(fightBudget.quietMilliseconds)
-        rearmReason = "the other owner of the advertising instance was quiet for \(quiet) s"
-        rearmAt = now() + fightBudget.quietMilliseconds
-        state = .waiting("another program took over \(device)'s advertising \(fightBudget.recent.count) times in \(Milliseconds.seconds(fightBudget.windowMilliseconds)) s (last: \(reason)); yielding: not re-arming until it is quiet for \(quiet) s (SIGHUP re-arms now; --share shares the instance)")
     }
 
     static func isAdvertisingCommand(_ command: HCICommand) -> Bool {
@@ -619,47 +464,6 @@ public final class AdvertisingSession {
             return true
         default:
             return false
-        }
-    }
-
-    private func noteRearmed(_ reason: String, started: Int64) {
-        triggeredAt = nil
-        let t = now()
-        lastRearm = (reason, t)
-        rearmCount += 1
-        state = .onAir
-        log("re-armed \(configuration.beacons.count) beacon(s) on \(device) after: \(reason) (on air \(t - started) ms after the event)")
-    }
-
-    private func rearmFailed(_ reason: String, _ error: SessionError) {
-        if case let .transport(t)? = error.hciError {
-            if case .deviceDown = t {
-                rearmReason = "\(device) down"
-                deviceDown = true
-                state = .waiting("\(device) down; waiting to re-arm")
-                return
-            }
-        }
-        failedRearmCount += 1
-        log("re-arm after \(reason) failed: \(error); retrying in \(retryMilliseconds) ms")
-        rearmReason = reason
-        deviceDown = false
-        rearmAt = now() + retryMilliseconds
-        state = .waiting("re-arm failed (\(error)); retrying")
-    }
-
-    private func rotate(at t: Int64) {
-        guard let plan, !plan.rotationSteps.isEmpty else { return }
-        let next = (rotationIndex + 1) % plan.rotationSteps.count
-        do {
-            try runner.run(plan.rotationSteps[next])
-            rotationIndex = next
-            rotationSwaps += 1
-            // Keep the cadence: the next swap is one dwell after the scheduled one, not after now.
-            let scheduled = (nextRotationAt ?? t) + Int64(configuration.rotationMilliseconds)
-            nextRotationAt = scheduled > t ? scheduled : t + Int64(configuration.rotationMilliseconds)
-        } catch {
-            rearmFailed("rotation step failed", SessionError.command(error))
         }
     }
 
@@ -712,9 +516,7 @@ public final class AdvertisingSession {
                                     removed: max(0, oldBeacons.count - newBeacons.count), restarted: false)
         if isYielding {
             // A reload re-arms now: the whole plan again, with a fresh budget.
-            isYielding = false
-            fightBudget.reset()
-            rearmAt = nil
+            send(.reloadRequested)
         } else if new.family == configuration.family, let steps = old.update(to: candidate) {
             do {
                 for step in steps { try runner.run(step) }
@@ -723,7 +525,7 @@ public final class AdvertisingSession {
             }
             configuration = new
             adopt(candidate)
-            state = .onAir
+            send(.updatedInPlace)
             return summary
         }
         summary.restarted = true
@@ -736,7 +538,7 @@ public final class AdvertisingSession {
             try start()
         } catch {
             configuration = previous
-            rearm("reload failed; the previous beacons are put back")
+            send(.rearmNow(.reloadFailed))
             throw error
         }
         return summary
@@ -798,6 +600,12 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
     case command(HCIError)
     /// Memory Capacity Exceeded even for one set: the kernel's instances use every set.
     case capacityExceeded(device: String, beacons: Int, HCIError)
+
+    /// The device was found down (the kernel's ENETDOWN): waited for, not retried.
+    var isDeviceDown: Bool {
+        if case .transport(.deviceDown)? = hciError { return true }
+        return false
+    }
 
     var hciError: HCIError? {
         switch self {

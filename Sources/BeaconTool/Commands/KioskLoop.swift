@@ -23,16 +23,13 @@ struct KioskLoop {
         defer { metrics?.ended() }
         var current = settings
         let ctx = self.ctx
-        kiosk.onStateChange = { [kiosk] state in
-            switch state {
-            case .onAir: Self.report(kiosk, current, to: service)
-            case let .waiting(why):
-                ctx.warn(why)
+        kiosk.onPhaseChange = { [kiosk] phase in
+            // The phase's sentence is rendered here, at the edge: a wait is a warning, the cycle's off phase a note.
+            if phase == .onAir {
+                Self.report(kiosk, current, to: service)
+            } else if let why = phase.text(device: kiosk.device) {
+                if phase.isWaiting { ctx.warn(why) } else { ctx.note(why) }
                 service.offAir(why)
-            case let .off(why):
-                ctx.note(why)
-                service.offAir(why)
-            default: break
             }
             metrics?.update(kiosk, current)
         }
@@ -76,7 +73,7 @@ struct KioskLoop {
                 ctx.note("schedule done: advertising stopped on \(session.name)")
                 return .success
             }
-            if kiosk.state == .deviceGone {
+            if kiosk.phase == .unplugged {
                 guard let returned = try waitForTheDevice(settings, service) else { return .success }
                 session = returned
                 try watch(session.channel, settings)
@@ -177,9 +174,9 @@ struct KioskLoop {
 
     /// The state file and sd_notify: what is on air now (or why nothing is).
     static func report(_ kiosk: AdvertisingSession, _ s: Settings, to service: ServiceReporter) {
-        guard let plan = kiosk.plan, kiosk.state == .onAir else { return }
+        guard let plan = kiosk.plan, kiosk.phase == .onAir else { return }
         service.onAir(family: plan.family, beacons: s.beacons, sets: plan.handles, rotation: plan.layout.isRotation && s.beacons.count > 1,
-                      rearmReason: kiosk.lastRearm?.reason, rearmedAt: kiosk.lastRearm?.at, displacing: kiosk.displacedOwner)
+                      rearmReason: kiosk.lastRearm?.cause.text(device: kiosk.device), rearmedAt: kiosk.lastRearm?.at, displacing: kiosk.displacedOwner)
     }
 
 }

@@ -1,8 +1,8 @@
 import BeaconKit
 
 /// Why the session re-armed, as the `reason` label of `beacon_tx_rearms_total`: a small fixed set
-/// (every value is exported from the start at 0, so `increase()` sees the first re-arm), derived
-/// from the session's reason text.
+/// (every value is exported from the start at 0, so `increase()` sees the first re-arm), one per
+/// kind of the session's typed `RearmCause`.
 enum RearmReason: String, CaseIterable {
     /// Another program's HCI Reset (HCIDEVRESET, `btmgmt`, bluetoothd).
     case reset
@@ -23,18 +23,19 @@ enum RearmReason: String, CaseIterable {
     case rotationFailed = "rotation_failed"
     case other
 
-    /// The category of one of `AdvertisingSession`'s reason texts.
-    init(reason text: String) {
-        if text.hasPrefix("another program reset") { self = .reset }
-        else if text.hasPrefix("another program") { self = .disabled }
-        else if text.hasSuffix(" up again") { self = .deviceUp }
-        else if text.hasSuffix(" returned") { self = .deviceReturned }
-        else if text.hasPrefix("Hardware Error") { self = .hardwareError }
-        else if text.hasPrefix("a connection ended") { self = .connection }
-        else if text.hasPrefix("cycle:") { self = .schedule }
-        else if text.hasPrefix("reload failed") { self = .reloadFailed }
-        else if text.hasPrefix("rotation step failed") { self = .rotationFailed }
-        else { self = .other }
+    init(_ cause: RearmCause) {
+        switch cause {
+        case .disruption(.reset): self = .reset
+        case .disruption: self = .disabled
+        case .deviceUp: self = .deviceUp
+        case .deviceReturned: self = .deviceReturned
+        case .hardwareError: self = .hardwareError
+        case .connectionEnded: self = .connection
+        case .cycleOn: self = .schedule
+        case .reloadFailed: self = .reloadFailed
+        case .rotationStepFailed: self = .rotationFailed
+        case .otherOwnerQuiet: self = .other
+        }
     }
 }
 
@@ -152,17 +153,8 @@ final class KioskMetricsFile {
     /// The session as it is now, with the settings on air.
     func update(_ kiosk: AdvertisingSession, _ s: Settings) {
         var next = metrics
-        switch kiosk.state {
-        case .stopped:
-            next.running = false
-            next.onAir = false
-        case .onAir:
-            next.running = true
-            next.onAir = true
-        case .idle, .waiting, .deviceGone, .off:
-            next.running = true
-            next.onAir = false
-        }
+        next.running = kiosk.phase != .stopped
+        next.onAir = kiosk.phase == .onAir
         if let plan = kiosk.plan {
             next.family = plan.family
             next.sets = plan.family == .extended ? plan.handles : []
@@ -171,7 +163,7 @@ final class KioskMetricsFile {
         next.beacons = s.beacons
         let count = kiosk.rearmCount
         if count > seenRearms, let last = kiosk.lastRearm {
-            next.rearms[RearmReason(reason: last.reason), default: 0] += count - seenRearms
+            next.rearms[RearmReason(last.cause), default: 0] += count - seenRearms
             let ago = Double(max(0, ctx.monotonicMilliseconds() - last.at)) / 1000
             next.lastRearm = ctx.wallClockSeconds() - ago
         }

@@ -1,0 +1,501 @@
+/// Where the session stands: one explicit phase with a typed reason. Text is rendered at the edge
+/// (`text(device:)`: the systemd STATUS, the state file, stderr).
+public enum SessionPhase: Equatable, Sendable {
+    /// Before `start`.
+    case idle
+    /// Every beacon is on air as the plan wants it.
+    case onAir
+    /// Another program's command took our beacons off air: re-armed once it completed and
+    /// `settleMilliseconds` passed without the device going down.
+    case disrupted(Disruption)
+    /// The kernel reported the device down (power off, rfkill, bluetoothd stopping): nothing is sent
+    /// until it is up again.
+    case deviceDown
+    /// The controller reported a Hardware Error: waiting for the kernel to reset it (or the grace).
+    case awaitingReset(hardwareCode: UInt8)
+    /// A re-arm failed; it is retried after `retryMilliseconds`.
+    case retrying(RearmCause, SessionError)
+    /// A central connected to a connectable beacon: re-enabled after the Disconnection Complete.
+    case connected(ConnectedBeacon)
+    /// The fight budget is spent: not re-arming until the other owner of the instance is quiet.
+    case yielding(Yield)
+    /// Off by the schedule (`--cycle`): disabled on the controller until the next on phase.
+    case offPhase(CycleOff)
+    /// The controller was unregistered (unplugged): the pump must find it again and `attach` a runner.
+    case unplugged
+    /// After `stop`.
+    case stopped
+
+    /// Which connectable beacon a central connected to.
+    public enum ConnectedBeacon: Hashable, Sendable {
+        /// The connection ended this extended advertising set (LE Advertising Set Terminated).
+        case set(UInt8)
+        /// The legacy instance (LE Connection Complete, role peripheral).
+        case legacy
+    }
+
+    /// Why the session yields: `takeovers` in `windowMilliseconds`, the last one `last`.
+    public struct Yield: Hashable, Sendable {
+        public var takeovers: Int
+        public var windowMilliseconds: Int64
+        public var quietMilliseconds: Int64
+        public var last: RearmCause
+
+        public init(takeovers: Int, windowMilliseconds: Int64, quietMilliseconds: Int64, last: RearmCause) {
+            self.takeovers = takeovers
+            self.windowMilliseconds = windowMilliseconds
+            self.quietMilliseconds = quietMilliseconds
+            self.last = last
+        }
+    }
+
+    /// One off phase of the cycle: the `pair`-th of `count` (nil = forever).
+    public struct CycleOff: Hashable, Sendable {
+        public var offMilliseconds: Int64
+        public var pair: Int
+        public var count: Int?
+
+        public init(offMilliseconds: Int64, pair: Int, count: Int?) {
+            self.offMilliseconds = offMilliseconds
+            self.pair = pair
+            self.count = count
+        }
+    }
+
+    /// Off air for a reason beacon-tx waits out (a re-arm, a reset, a disconnection, the device).
+    public var isWaiting: Bool {
+        switch self {
+        case .disrupted, .deviceDown, .awaitingReset, .retrying, .connected, .yielding: return true
+        default: return false
+        }
+    }
+
+    /// The operator's sentence (stderr, systemd STATUS); nil where there is none (`onAir` is
+    /// reported with the plan, `idle` and `stopped` are not reported).
+    public func text(device: String) -> String? {
+        switch self {
+        case .idle, .onAir, .stopped, .unplugged: return nil
+        case let .disrupted(d): return "\(d.text(device: device)); re-arming"
+        case .deviceDown: return "\(device) down; waiting to re-arm"
+        case .awaitingReset: return "\(device) reported a Hardware Error; waiting for the kernel to reset it"
+        case let .retrying(_, error): return "re-arm failed (\(error)); retrying"
+        case let .connected(.set(h)): return "a connection ended advertising set \(h); re-enabling after the disconnection"
+        case .connected(.legacy): return "a central connected; re-enabling after the disconnection"
+        case let .yielding(y):
+            let quiet = Milliseconds.seconds(y.quietMilliseconds)
+            return "another program took over \(device)'s advertising \(y.takeovers) times in \(Milliseconds.seconds(y.windowMilliseconds)) s (last: \(y.last.text(device: device))); yielding: not re-arming until it is quiet for \(quiet) s (SIGHUP re-arms now; --share shares the instance)"
+        case let .offPhase(c):
+            return "cycle: off for \(Milliseconds.seconds(c.offMilliseconds)) s (\(c.pair)\(c.count.map { " of \($0)" } ?? ""))"
+        }
+    }
+}
+
+/// Why the session re-armed (or is about to): typed, rendered by `text(device:)`, counted by kind in
+/// the metrics.
+public enum RearmCause: Hashable, Sendable {
+    /// Another program's command took our beacons off air.
+    case disruption(Disruption)
+    /// The kernel reported the device up again.
+    case deviceUp
+    /// The device was unregistered and came back (a new runner).
+    case deviceReturned
+    /// The controller's Hardware Error, and the kernel's reset did not come within the grace.
+    case hardwareError(code: UInt8)
+    /// A central's connection to a connectable beacon ended.
+    case connectionEnded
+    /// `--cycle`: an on phase began.
+    case cycleOn(milliseconds: Int64)
+    /// A reload failed and the previous beacons were put back.
+    case reloadFailed
+    /// A rotation step failed; the whole plan runs again.
+    case rotationStepFailed
+    /// After yielding: the other owner of the instance was quiet this long.
+    case otherOwnerQuiet(milliseconds: Int64)
+
+    public func text(device: String) -> String {
+        switch self {
+        case let .disruption(d): return d.text(device: device)
+        case .deviceUp: return "\(device) up again"
+        case .deviceReturned: return "\(device) returned"
+        case let .hardwareError(code): return "Hardware Error (code \(Hex.byte(code)))"
+        case .connectionEnded: return "a connection ended"
+        case let .cycleOn(ms): return "cycle: on for \(Milliseconds.seconds(ms)) s"
+        case .reloadFailed: return "reload failed; the previous beacons are put back"
+        case .rotationStepFailed: return "rotation step failed"
+        case let .otherOwnerQuiet(ms): return "the other owner of the advertising instance was quiet for \(Milliseconds.seconds(ms)) s"
+        }
+    }
+}
+
+/// The session's decisions, without the controller: a transition function from (phase, input, now)
+/// to (phase, effects). `AdvertisingSession` turns packets into `Input`s (the controller state model
+/// decides what a foreign command disrupts), carries out the `Effect`s on the controller and feeds
+/// their outcome back as inputs. Everything here is a value: tests drive it without a runner.
+public struct SessionMachine: Sendable {
+    public private(set) var phase: SessionPhase = .idle
+
+    // Timings (the session's public knobs).
+    public var settleMilliseconds: Int64 = 250
+    public var hardwareErrorGraceMilliseconds: Int64 = 3000
+    public var retryMilliseconds: Int64 = 1000
+    public var schedule = AdvertisingSchedule()
+    public var fightBudget = FightBudget()
+    /// The rotation's dwell (ms) and length (0 or 1 = no rotation), set by `planAdopted`.
+    public private(set) var dwellMilliseconds: Int64 = 0
+    public private(set) var rotationLength = 0
+
+    // Counters and the last re-arm.
+    public private(set) var lastRearm: (cause: RearmCause, at: Int64)?
+    public private(set) var rearmCount = 0
+    public private(set) var failedRearmCount = 0
+    public private(set) var rotationSwaps = 0
+    public private(set) var rotationIndex = 0
+    public private(set) var phaseSwitches = 0
+    public private(set) var yieldCount = 0
+    /// The schedule has run out (duration passed, or the last cycle ended).
+    public private(set) var finished = false
+
+    // Timers (monotonic ms) and what each one does.
+    private var endAt: Int64?
+    private var phaseAt: Int64?
+    private var rearmAt: Int64?
+    private var rearmCause: RearmCause = .deviceUp
+    private var nextRotationAt: Int64?
+    /// The schedule's phase, whatever else happens meanwhile (a device down in an off phase stays off).
+    private var cycleOff = false
+    private var pairsDone = 0
+    /// When the event that started the current re-arm arrived (for "back on air N ms after it").
+    private var triggeredAt: Int64?
+    /// Another program's command that takes our beacons off air once it completes.
+    private var pendingDisruption: (opcode: Opcode, cause: Disruption)?
+    /// The pending re-arm answers another owner's takeover (counted by the fight budget).
+    private var takeoverPending = false
+    /// Sets a connection ended; re-enabled after the disconnection.
+    private var terminatedHandles: [UInt8] = []
+    private var legacyConnected = false
+
+    public init() {}
+
+    /// What the session observed, or the outcome of an effect it carried out.
+    public enum Input: Equatable, Sendable {
+        /// The start plan is on air (the first start, or a reload that restarted).
+        case started
+        /// A plan was put on air: the rotation starts at beacon 1.
+        case planAdopted(rotationLength: Int, dwellMilliseconds: Int64)
+        /// Another program's command. `disruption` is what it does to our placements (nil: nothing),
+        /// `advertising` whether it is an advertising command at all.
+        case observed(Opcode, disruption: Disruption?, advertising: Bool)
+        /// A Command Complete or Status of another program's command.
+        case completed(Opcode)
+        case deviceDown
+        case deviceUp
+        case deviceUnregistered
+        /// A new runner after the device came back.
+        case attached
+        case hardwareError(code: UInt8)
+        /// A connection ended one of our extended sets, or a central connected to the legacy instance.
+        case connected(SessionPhase.ConnectedBeacon)
+        case disconnected
+        /// The deadline (`nextDeadline`) passed.
+        case timer
+        /// Outcome of `Effect.rearm`: on air again, with the rotation at `rotationIndex`.
+        case rearmed(RearmCause, started: Int64, rotationIndex: Int)
+        /// Outcome of `Effect.rearm`, `.rotate` or `.reenable`: it failed (`deviceDown`: found down).
+        case failed(RearmCause, SessionError, deviceDown: Bool)
+        /// Outcome of `Effect.rotate`.
+        case rotated(to: Int)
+        /// A reload (SIGHUP) while yielding: the yield ends, with a fresh budget; the reload starts the plan.
+        case reloadRequested
+        /// A reload updated the beacons in place: on air with the new plan.
+        case updatedInPlace
+        /// Re-arm now (a reload failed: the previous beacons are put back).
+        case rearmNow(RearmCause)
+        case stopped
+    }
+
+    /// What the session must do on the controller (or tell the operator).
+    public enum Effect: Equatable, Sendable {
+        /// Run the whole start plan again (the family may switch, capacity may force rotation), then
+        /// resume the rotation at `resume`; report `.rearmed` or `.failed`.
+        case rearm(RearmCause, started: Int64, resume: Int)
+        /// Swap to rotation beacon `to`; report `.rotated` or `.failed(.rotationStepFailed, ...)`.
+        case rotate(to: Int)
+        /// Re-enable the sets a connection ended (legacy: the instance); report `.rearmed` or `.failed`.
+        case reenable([UInt8], started: Int64)
+        /// The cycle's off phase begins: disable every beacon.
+        case disableForCycle
+        /// A note for the operator.
+        case note(Note)
+    }
+
+    /// Notes for the operator, rendered at the edge.
+    public enum Note: Equatable, Sendable {
+        case rearmed(RearmCause, milliseconds: Int64)
+        case rearmFailed(RearmCause, SessionError, retryMilliseconds: Int64)
+        case scheduleOver(lastCycle: Bool, durationMilliseconds: Int64)
+    }
+
+    /// When the pump must deliver `.timer`; nil = no timer (an idle kiosk sleeps).
+    public var nextDeadline: Int64? {
+        [nextRotationAt, rearmAt, phaseAt, endAt].compactMap { $0 }.min()
+    }
+
+    /// Doing what it was asked to do, for the watchdog: on air, off by the schedule, or a re-arm due.
+    public var isHealthy: Bool {
+        switch phase {
+        case .onAir, .offPhase: return true
+        case .disrupted, .awaitingReset, .retrying, .yielding: return rearmAt != nil
+        default: return false
+        }
+    }
+
+    public var isYielding: Bool {
+        if case .yielding = phase { return true }
+        return false
+    }
+
+    /// Nothing of ours can be on air: the device is down or gone.
+    public var isDown: Bool { phase == .deviceDown || phase == .unplugged }
+
+    /// Whether the schedule has the beacons off (an off phase of `--cycle`).
+    public var isScheduledOff: Bool { cycleOff }
+
+    /// The transition function. Inputs after `stop` (and before `start`, except `started`) change nothing.
+    public mutating func step(_ input: Input, now: Int64) -> [Effect] {
+        switch (phase, input) {
+        case (.stopped, _): return []
+        case (.idle, .started), (.idle, .planAdopted), (.idle, .stopped): break
+        case (.idle, _): return []
+        default: break
+        }
+        switch input {
+        case .started:
+            phase = .onAir
+            endAt = schedule.durationMilliseconds.map { now + $0 }
+            phaseAt = schedule.cycle.map { now + $0.onMilliseconds }
+            return []
+        case let .planAdopted(length, dwell):
+            rotationLength = length
+            dwellMilliseconds = dwell
+            terminatedHandles = []
+            legacyConnected = false
+            rotationIndex = 0
+            nextRotationAt = length > 1 ? now + dwell : nil
+            return []
+        case let .observed(opcode, disruption, advertising):
+            if isYielding {
+                // Yielded: every advertising command of the other owner pushes the quiet period back.
+                if advertising { rearmAt = now + fightBudget.quietMilliseconds }
+                return []
+            }
+            guard !cycleOff, let disruption, !isDown else { return [] }
+            takeoverPending = opcode != .reset
+            pendingDisruption = (opcode, disruption)
+            // If the completion never reaches us, re-arm anyway.
+            schedule(.disruption(disruption), after: settleMilliseconds * 4, phase: .disrupted(disruption), now: now)
+            return []
+        case let .completed(opcode):
+            guard let pending = pendingDisruption, pending.opcode == opcode else { return [] }
+            pendingDisruption = nil
+            schedule(.disruption(pending.cause), after: settleMilliseconds, phase: .disrupted(pending.cause), now: now)
+            return []
+        case .deviceDown:
+            // Off by the schedule anyway: the next on phase runs the whole start plan (and meets the
+            // device down then, if it still is). The session stays off, and healthy.
+            guard !cycleOff else { return [] }
+            triggeredAt = nil
+            pendingDisruption = nil
+            rearmAt = nil
+            nextRotationAt = nil
+            takeoverPending = false
+            phase = .deviceDown
+            return []
+        case .deviceUp:
+            guard !cycleOff else { return [] }
+            return rearm(.deviceUp, now: now)
+        case .deviceUnregistered:
+            pendingDisruption = nil
+            rearmAt = nil
+            nextRotationAt = nil
+            phase = .unplugged
+            return []
+        case .attached:
+            return rearm(.deviceReturned, now: now)
+        case let .hardwareError(code):
+            guard !cycleOff else { return [] }
+            schedule(.hardwareError(code: code), after: hardwareErrorGraceMilliseconds, phase: .awaitingReset(hardwareCode: code), now: now)
+            return []
+        case let .connected(beacon):
+            switch beacon {
+            case let .set(h): if !terminatedHandles.contains(h) { terminatedHandles.append(h) }
+            case .legacy: legacyConnected = true
+            }
+            phase = .connected(beacon)
+            return []
+        case .disconnected:
+            guard !terminatedHandles.isEmpty || legacyConnected else { return [] }
+            let handles = terminatedHandles
+            terminatedHandles = []
+            legacyConnected = false
+            return [.reenable(handles, started: now)]
+        case .timer:
+            return timerExpired(now: now)
+        case let .rearmed(cause, started, index):
+            triggeredAt = nil
+            lastRearm = (cause, now)
+            rearmCount += 1
+            rotationIndex = index
+            phase = .onAir
+            return [.note(.rearmed(cause, milliseconds: now - started))]
+        case let .failed(cause, error, deviceDown):
+            if deviceDown {
+                rearmCause = .deviceUp
+                phase = .deviceDown
+                return []
+            }
+            failedRearmCount += 1
+            rearmCause = cause
+            rearmAt = now + retryMilliseconds
+            phase = .retrying(cause, error)
+            return [.note(.rearmFailed(cause, error, retryMilliseconds: retryMilliseconds))]
+        case let .rotated(index):
+            rotationIndex = index
+            rotationSwaps += 1
+            // Keep the cadence: the next swap is one dwell after the scheduled one, not after now.
+            let scheduled = (nextRotationAt ?? now) + dwellMilliseconds
+            nextRotationAt = scheduled > now ? scheduled : now + dwellMilliseconds
+            return []
+        case .reloadRequested:
+            guard isYielding else { return [] }
+            fightBudget.reset()
+            rearmAt = nil
+            return []
+        case .updatedInPlace:
+            phase = .onAir
+            return []
+        case let .rearmNow(cause):
+            return rearm(cause, now: now)
+        case .stopped:
+            phase = .stopped
+            nextRotationAt = nil
+            rearmAt = nil
+            return []
+        }
+    }
+
+    /// A re-arm already pending keeps its phase (one log line for, say, a power-off's disable and
+    /// clear): the later command only moves the re-arm and its cause.
+    private mutating func schedule(_ cause: RearmCause, after delay: Int64, phase next: SessionPhase, now: Int64) {
+        if triggeredAt == nil { triggeredAt = now }
+        let pending = rearmAt != nil && phase != .deviceDown
+        rearmCause = cause
+        rearmAt = now + delay
+        nextRotationAt = nil
+        if !pending { phase = next }
+    }
+
+    private mutating func timerExpired(now t: Int64) -> [Effect] {
+        if let at = endAt, at <= t {
+            endAt = nil
+            phaseAt = nil
+            finished = true
+            return [.note(.scheduleOver(lastCycle: schedule.cycle?.count.map { pairsDone >= $0 } ?? false,
+                                        durationMilliseconds: schedule.durationMilliseconds ?? 0))]
+        }
+        var effects: [Effect] = []
+        if let at = phaseAt, at <= t { effects += switchPhase(at: at, now: t) }
+        if let at = rearmAt, at <= t {
+            rearmAt = nil
+            effects += rearm(rearmCause, now: t)
+        }
+        if let at = nextRotationAt, at <= t, phase == .onAir, rotationLength > 1, !effects.contains(where: \.isRearm) {
+            effects.append(.rotate(to: (rotationIndex + 1) % rotationLength))
+        }
+        return effects
+    }
+
+    /// On → off: every beacon disabled (a phone sees the region empty); off → on: the whole start plan
+    /// again (whatever happened meanwhile, the beacons come back as configured).
+    private mutating func switchPhase(at scheduled: Int64, now: Int64) -> [Effect] {
+        guard let cycle = schedule.cycle else { return [] }
+        phaseSwitches += 1
+        if !cycleOff {
+            pairsDone += 1
+            cycleOff = true
+            nextRotationAt = nil
+            rearmAt = nil
+            pendingDisruption = nil
+            takeoverPending = false
+            if let count = cycle.count, pairsDone >= count {
+                // The last on phase is over: the session ends after the final off phase.
+                phaseAt = nil
+                endAt = min(endAt ?? .max, scheduled + cycle.offMilliseconds)
+            } else {
+                phaseAt = scheduled + cycle.offMilliseconds
+            }
+            phase = .offPhase(.init(offMilliseconds: cycle.offMilliseconds, pair: pairsDone, count: cycle.count))
+            return [.disableForCycle]
+        }
+        cycleOff = false
+        phaseAt = scheduled + cycle.onMilliseconds
+        return rearm(.cycleOn(milliseconds: cycle.onMilliseconds), now: now)
+    }
+
+    private mutating func rearm(_ cause: RearmCause, now: Int64) -> [Effect] {
+        if cycleOff {
+            // Off by the schedule: the next on phase runs the whole start plan anyway.
+            rearmAt = nil
+            pendingDisruption = nil
+            if phase == .unplugged, let c = schedule.cycle {
+                // Back from an unplug in an off phase: still off by the schedule.
+                phase = .offPhase(.init(offMilliseconds: c.offMilliseconds, pair: pairsDone, count: c.count))
+            }
+            return []
+        }
+        let takeover = takeoverPending
+        takeoverPending = false
+        if takeover, fightBudget.noteTakeover(at: now) {
+            yield(after: cause, now: now)
+            return []
+        }
+        if isYielding { fightBudget.reset() }
+        rearmAt = nil
+        pendingDisruption = nil
+        let started = triggeredAt ?? now
+        // A rotation resumes with the beacon that was on air, not with the first one: repeated
+        // disruptions (another owner of a single instance) must not starve the later beacons.
+        return [.rearm(cause, started: started, resume: rotationIndex)]
+    }
+
+    /// The fight budget is spent: no re-arm until the other owner is quiet (or SIGHUP, or device up).
+    private mutating func yield(after cause: RearmCause, now: Int64) {
+        yieldCount += 1
+        triggeredAt = nil
+        pendingDisruption = nil
+        nextRotationAt = nil
+        rearmCause = .otherOwnerQuiet(milliseconds: fightBudget.quietMilliseconds)
+        rearmAt = now + fightBudget.quietMilliseconds
+        phase = .yielding(.init(takeovers: fightBudget.recent.count, windowMilliseconds: fightBudget.windowMilliseconds,
+                                quietMilliseconds: fightBudget.quietMilliseconds, last: cause))
+    }
+}
+
+extension SessionMachine.Effect {
+    var isRearm: Bool {
+        if case .rearm = self { return true }
+        return false
+    }
+}
+
+extension SessionMachine.Note {
+    public func text(device: String, beacons: Int) -> String {
+        switch self {
+        case let .rearmed(cause, ms):
+            return "re-armed \(beacons) beacon(s) on \(device) after: \(cause.text(device: device)) (on air \(ms) ms after the event)"
+        case let .rearmFailed(cause, error, retry):
+            return "re-arm after \(cause.text(device: device)) failed: \(error); retrying in \(retry) ms"
+        case let .scheduleOver(lastCycle, duration):
+            return lastCycle ? "the last cycle is over" : "the scheduled \(Milliseconds.seconds(duration)) s are over"
+        }
+    }
+}

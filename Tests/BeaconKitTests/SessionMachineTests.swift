@@ -1,0 +1,172 @@
+import BeaconKit
+import Testing
+
+/// The session's transition function alone: (phase, input, now) → (phase, effects), no controller.
+@Suite struct SessionMachineTests {
+    /// A machine on air since t = 0 with a 3-beacon rotation (dwell 1 s).
+    func onAir(cycle: AdvertisingSchedule.Cycle? = nil, rotation: Int = 3) -> SessionMachine {
+        var m = SessionMachine()
+        m.schedule = AdvertisingSchedule(cycle: cycle)
+        _ = m.step(.planAdopted(rotationLength: rotation, dwellMilliseconds: 1000), now: 0)
+        _ = m.step(.started, now: 0)
+        return m
+    }
+
+    @Test func aForeignDisableIsReArmedOnceItCompletedAndSettled() {
+        var m = onAir()
+        #expect(m.step(.observed(.leSetAdvertisingEnable, disruption: .disabledLegacy, advertising: true), now: 100) == [])
+        #expect(m.phase == .disrupted(.disabledLegacy))
+        #expect(m.nextDeadline == 100 + 4 * m.settleMilliseconds, "re-armed even if the completion is lost")
+        #expect(m.step(.completed(.leSetAdvertisingEnable), now: 110) == [])
+        #expect(m.nextDeadline == 110 + m.settleMilliseconds)
+        #expect(m.step(.timer, now: 359) == [], "not before the settle time")
+        #expect(m.step(.timer, now: 360) == [.rearm(.disruption(.disabledLegacy), started: 100, resume: 0)])
+        #expect(m.step(.rearmed(.disruption(.disabledLegacy), started: 100, rotationIndex: 0), now: 380)
+                == [.note(.rearmed(.disruption(.disabledLegacy), milliseconds: 280))])
+        #expect(m.phase == .onAir)
+        #expect(m.rearmCount == 1)
+    }
+
+    @Test func aCommandThatLeavesOurPlacementsAloneChangesNothing() {
+        var m = onAir()
+        let before = m.nextDeadline
+        #expect(m.step(.observed(.leSetExtendedAdvertisingData, disruption: nil, advertising: true), now: 100) == [])
+        #expect(m.phase == .onAir)
+        #expect(m.nextDeadline == before)
+    }
+
+    @Test func theRotationSwapsAtEachDwellAndResumesAfterAReArm() {
+        var m = onAir()
+        #expect(m.step(.timer, now: 1000) == [.rotate(to: 1)])
+        _ = m.step(.rotated(to: 1), now: 1003)
+        #expect(m.nextDeadline == 2000, "the cadence is kept: one dwell after the scheduled swap")
+        _ = m.step(.observed(.reset, disruption: .reset, advertising: false), now: 1500)
+        _ = m.step(.completed(.reset), now: 1501)
+        #expect(m.step(.timer, now: 1751) == [.rearm(.disruption(.reset), started: 1500, resume: 1)],
+                "the beacon that was on air comes back first")
+    }
+
+    @Test func downAndUpInAnOffPhaseStayOffHealthyAndQuiet() {
+        var m = onAir(cycle: .init(onMilliseconds: 2000, offMilliseconds: 600_000))
+        #expect(m.step(.timer, now: 2000) == [.disableForCycle])
+        let off = SessionPhase.offPhase(.init(offMilliseconds: 600_000, pair: 1, count: nil))
+        #expect(m.phase == off)
+        for input: SessionMachine.Input in [.deviceDown, .deviceUp, .hardwareError(code: 1),
+                                            .observed(.reset, disruption: .reset, advertising: false), .completed(.reset)] {
+            #expect(m.step(input, now: 3000) == [], "\(input)")
+            #expect(m.phase == off, "\(input)")
+            #expect(m.isHealthy, "the watchdog keeps being fed: \(input)")
+        }
+        #expect(m.nextDeadline == 602_000, "nothing before the on phase")
+        #expect(m.step(.timer, now: 602_000) == [.rearm(.cycleOn(milliseconds: 2000), started: 602_000, resume: 0)])
+    }
+
+    @Test func theWatchdogIsFedThroughALongOffPhase() {
+        var m = onAir(cycle: .init(onMilliseconds: 1000, offMilliseconds: 3_600_000))
+        _ = m.step(.timer, now: 1000)
+        // Every watchdog period (say 30 s) of an hour off: healthy, and no timer but the on phase.
+        for t in stride(from: Int64(1000), to: 3_601_000, by: 30_000) {
+            #expect(m.isHealthy, "at \(t) ms")
+            #expect(m.step(.timer, now: t) == [] || t >= 3_601_000)
+        }
+        #expect(m.nextDeadline == 3_601_000)
+    }
+
+    @Test func anUnplugInAnOffPhaseReturnsToTheOffPhase() {
+        var m = onAir(cycle: .init(onMilliseconds: 1000, offMilliseconds: 60_000))
+        _ = m.step(.timer, now: 1000)
+        _ = m.step(.deviceUnregistered, now: 2000)
+        #expect(m.phase == .unplugged)
+        #expect(m.step(.attached, now: 5000) == [], "the on phase runs the whole plan anyway")
+        #expect(m.phase == .offPhase(.init(offMilliseconds: 60_000, pair: 1, count: nil)))
+        #expect(m.isHealthy)
+    }
+
+    @Test func deviceDownIsWaitedForNotRetried() {
+        var m = onAir()
+        _ = m.step(.deviceDown, now: 100)
+        #expect(m.phase == .deviceDown)
+        #expect(m.nextDeadline == nil, "nothing is sent until the kernel reports it up")
+        #expect(!m.isHealthy)
+        #expect(m.step(.observed(.reset, disruption: .reset, advertising: false), now: 200) == [], "nothing of ours is on air to disrupt")
+        #expect(m.step(.deviceUp, now: 300) == [.rearm(.deviceUp, started: 300, resume: 0)])
+        _ = m.step(.failed(.deviceUp, .command(.transport(.deviceDown(call: "write", device: "hci0"))), deviceDown: true), now: 301)
+        #expect(m.phase == .deviceDown)
+        #expect(m.failedRearmCount == 0)
+    }
+
+    @Test func aFailedReArmIsRetried() {
+        var m = onAir()
+        _ = m.step(.hardwareError(code: 0x02), now: 0)
+        #expect(m.phase == .awaitingReset(hardwareCode: 0x02))
+        #expect(m.step(.timer, now: m.hardwareErrorGraceMilliseconds) == [.rearm(.hardwareError(code: 2), started: 0, resume: 0)])
+        let error = SessionError.command(.commandFailed(opcode: .leSetAdvertisingEnable, status: .init(rawValue: 0x0C)))
+        #expect(m.step(.failed(.hardwareError(code: 2), error, deviceDown: false), now: 3000)
+                == [.note(.rearmFailed(.hardwareError(code: 2), error, retryMilliseconds: 1000))])
+        #expect(m.phase == .retrying(.hardwareError(code: 2), error))
+        #expect(m.isHealthy, "a retry is due")
+        #expect(m.step(.timer, now: 4000) == [.rearm(.hardwareError(code: 2), started: 0, resume: 0)])
+    }
+
+    @Test func takeoversBeyondTheBudgetYieldUntilTheOtherOwnerIsQuiet() {
+        var m = onAir(rotation: 0)
+        m.fightBudget = FightBudget(takeovers: 1, windowMilliseconds: 30_000, quietMilliseconds: 10_000)
+        func takeover(at t: Int64) -> [SessionMachine.Effect] {
+            _ = m.step(.observed(.leSetAdvertisingData, disruption: .wrote(.leSetAdvertisingData, set: nil), advertising: true), now: t)
+            _ = m.step(.completed(.leSetAdvertisingData), now: t)
+            return m.step(.timer, now: t + m.settleMilliseconds)
+        }
+        let wrote = RearmCause.disruption(.wrote(.leSetAdvertisingData, set: nil))
+        #expect(takeover(at: 1000) == [.rearm(wrote, started: 1000, resume: 0)])
+        _ = m.step(.rearmed(wrote, started: 1000, rotationIndex: 0), now: 1250)
+        #expect(takeover(at: 2000) == [], "the second takeover in 30 s is not fought")
+        #expect(m.phase == .yielding(.init(takeovers: 2, windowMilliseconds: 30_000, quietMilliseconds: 10_000, last: wrote)))
+        #expect(m.isHealthy)
+        _ = m.step(.observed(.leSetAdvertisingEnable, disruption: nil, advertising: true), now: 9000)
+        #expect(m.nextDeadline == 19_000, "each advertising command of the other owner pushes the quiet period back")
+        #expect(m.step(.timer, now: 19_000) == [.rearm(.otherOwnerQuiet(milliseconds: 10_000), started: 19_000, resume: 0)])
+    }
+
+    @Test func aConnectionIsReEnabledAfterTheDisconnection() {
+        var m = onAir(rotation: 0)
+        _ = m.step(.connected(.set(238)), now: 10)
+        #expect(m.phase == .connected(.set(238)))
+        #expect(m.step(.disconnected, now: 50) == [.reenable([238], started: 50)])
+        #expect(m.step(.disconnected, now: 60) == [], "once")
+    }
+
+    @Test func nothingHappensBeforeStartOrAfterStop() {
+        var m = SessionMachine()
+        #expect(m.step(.deviceUp, now: 0) == [])
+        #expect(m.phase == .idle)
+        m = onAir()
+        _ = m.step(.stopped, now: 5)
+        #expect(m.step(.deviceUp, now: 6) == [])
+        #expect(m.step(.timer, now: 5000) == [])
+        #expect(m.phase == .stopped)
+        #expect(m.nextDeadline == nil)
+    }
+
+    /// The one place the sentences are pinned: what the operator reads for each phase.
+    @Test func theOperatorsSentences() {
+        let error = SessionError.command(.commandFailed(opcode: .leSetAdvertisingEnable, status: .init(rawValue: 0x0C)))
+        let phases: [SessionPhase] = [
+            .disrupted(.wrote(.leSetExtendedAdvertisingData, set: 239)), .deviceDown, .awaitingReset(hardwareCode: 1),
+            .retrying(.deviceUp, error), .connected(.set(238)), .connected(.legacy),
+            .yielding(.init(takeovers: 4, windowMilliseconds: 30_000, quietMilliseconds: 10_000, last: .disruption(.wrote(.leSetAdvertisingData, set: nil)))),
+            .offPhase(.init(offMilliseconds: 2000, pair: 1, count: 2)),
+        ]
+        #expect(phases.map { $0.text(device: "hci0") ?? "-" } == [
+            "another program sent LE Set Extended Advertising Data for advertising set 239; re-arming",
+            "hci0 down; waiting to re-arm",
+            "hci0 reported a Hardware Error; waiting for the kernel to reset it",
+            "re-arm failed (\(error)); retrying",
+            "a connection ended advertising set 238; re-enabling after the disconnection",
+            "a central connected; re-enabling after the disconnection",
+            "another program took over hci0's advertising 4 times in 30 s (last: another program sent LE Set Advertising Data (legacy advertising)); yielding: not re-arming until it is quiet for 10 s (SIGHUP re-arms now; --share shares the instance)",
+            "cycle: off for 2 s (1 of 2)",
+        ])
+        #expect(SessionMachine.Note.rearmed(.deviceUp, milliseconds: 12).text(device: "hci0", beacons: 3)
+                == "re-armed 3 beacon(s) on hci0 after: hci0 up again (on air 12 ms after the event)")
+    }
+}
