@@ -20,8 +20,8 @@ enum StartCommand: Subcommand {
     ] + settings.flatMap(\.options)
     static let options: [OptionSpec] = configurationOptions + [
         .flag("--dry-run", "print the plan, open no socket"),
-        .value("--format", "FORMAT", "dry-run output: text, hex, hcitool, json or btsnoop (default text)",
-               choices: ["text", "hex", "hcitool", "json", "btsnoop"]),
+        .value("--format", "FORMAT", "dry-run output: \(DryRun.Format.names.dropLast().joined(separator: ", ")) or \(DryRun.Format.names.last ?? "") (default text)",
+               choices: DryRun.Format.names),
         .path("--output", "FILE", "write the dry-run output to FILE, a regular file (- is stdout)"),
         .path("--check", "GOLDEN", "compare the plan with GOLDEN (a hex, hcitool, json or btsnoop dry run): exit 0 when equal, 1 naming each differing command and field"),
         .flag("--detach", "exit once advertising is on (no re-arm, no reload: nothing watches the beacons)"),
@@ -41,7 +41,7 @@ enum StartCommand: Subcommand {
         "sudo beacon-tx start --config Config/kiosk.json --cycle 30:60:5          # didEnterRegion/didExitRegion 5 times",
     ]
 
-    enum Format: String { case text, hex, hcitool, json, btsnoop }
+    typealias Format = DryRun.Format
 
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         let s = try settings(from: a, ctx)
@@ -131,8 +131,7 @@ enum StartCommand: Subcommand {
         for liveOnly in ["--detach", "--reset", "--verbose"] where a.has(liveOnly) {
             throw .usage("\(liveOnly) does nothing with --dry-run")
         }
-        let format = try Validate.choice("--format", a.value("--format") ?? "text",
-                                         [("text", Format.text), ("hex", .hex), ("hcitool", .hcitool), ("json", .json), ("btsnoop", .btsnoop)])
+        let format = try Validate.choice("--format", a.value("--format") ?? "text", Format.allCases.map { ($0.rawValue, $0) })
         let device = s.deviceName ?? "hci0"
         if s.share == .always { return try shareDryRun(s, a, format, device: device, ctx) }
         let plan: KioskPlan
@@ -143,18 +142,11 @@ enum StartCommand: Subcommand {
             }
             return try check(plan, golden: golden, ctx)
         }
-        let output: [UInt8]
-        switch format {
-        case .text: output = Array(DryRun.text(s, plan, device: device).utf8)
-        case .hex: output = Array(DryRun.hex(plan).utf8)
-        case .hcitool: output = Array(DryRun.hcitool(s, plan, device: device).utf8)
-        case .json: output = Array((DryRun.json(s, plan, device: device).pretty + "\n").utf8)
-        case .btsnoop: output = DryRun.btsnoop(plan)
-        }
+        let output = format.render(s, plan, device: device)
         if let path = a.path("--output"), !FileIO.isStdout(path) {
             try FileIO.write(output, to: path, what: "--output")
             ctx.note("wrote \(format.rawValue) plan (\(plan.commandCount) commands) to \(path.display)")
-        } else if format == .btsnoop && ctx.stdoutIsTerminal {
+        } else if format.isBinary && ctx.stdoutIsTerminal {
             throw .usage("--format btsnoop writes binary: add --output FILE or redirect stdout")
         } else {
             ctx.stdoutBytes(output)
@@ -167,12 +159,9 @@ enum StartCommand: Subcommand {
         if a.has("--check") { throw .usage("--check compares HCI plans; the --share always plan is MGMT commands (compare its --format json)") }
         if s.cycle != nil { throw .usage("--cycle needs raw HCI (it disables the beacons' instance); the --share always mode takes --duration only") }
         let plan = ShareDryRun.plan(s)
-        let output: [UInt8]
-        switch format {
-        case .text: output = Array(ShareDryRun.text(s, plan, device: device).utf8)
-        case .json: output = Array((ShareDryRun.json(s, plan, device: device).pretty + "\n").utf8)
-        case .hex, .hcitool, .btsnoop:
-            throw .usage("--format \(format.rawValue) shows HCI commands; the --share always plan is MGMT commands: --format text or json")
+        guard let output = format.render(s, plan, device: device) else {
+            let mgmt = Format.allCases.filter { $0.render(s, plan, device: device) != nil }.map(\.rawValue)
+            throw .usage("--format \(format.rawValue) shows HCI commands; the --share always plan is MGMT commands: --format \(mgmt.joined(separator: " or "))")
         }
         if let path = a.path("--output"), !FileIO.isStdout(path) {
             try FileIO.write(output, to: path, what: "--output")

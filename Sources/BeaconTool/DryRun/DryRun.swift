@@ -1,8 +1,40 @@
 import BeaconKit
 
-/// The five dry-run formats of a plan (text, hex, hcitool, json, btsnoop). Pure functions of (settings, plan) so tests can snapshot
-/// them whole.
+/// The dry-run formats of a plan (`Format`: text, hex, hcitool, json, btsnoop). Pure functions of (settings, plan) so tests can
+/// snapshot them whole.
 enum DryRun {
+    /// Every dry-run format, in the order `--help` lists them: `start` takes its choices, its
+    /// dispatch and what the `--share always` plan can show from here, so a new format is a case
+    /// and its renderer in this file.
+    enum Format: String, CaseIterable {
+        case text, hex, hcitool, json, btsnoop
+
+        /// The output of the HCI plan.
+        func render(_ s: Settings, _ plan: KioskPlan, device: String) -> [UInt8] {
+            switch self {
+            case .text: return Array(DryRun.text(s, plan, device: device).utf8)
+            case .hex: return Array(DryRun.hex(plan).utf8)
+            case .hcitool: return Array(DryRun.hcitool(s, plan, device: device).utf8)
+            case .json: return Array((DryRun.json(s, plan, device: device).pretty + "\n").utf8)
+            case .btsnoop: return DryRun.btsnoop(plan)
+            }
+        }
+
+        /// The output of the `--share always` plan (MGMT commands), nil for the formats that show HCI commands only.
+        func render(_ s: Settings, _ plan: SharePlan, device: String) -> [UInt8]? {
+            switch self {
+            case .text: return Array(ShareDryRun.text(s, plan, device: device).utf8)
+            case .json: return Array((ShareDryRun.json(s, plan, device: device).pretty + "\n").utf8)
+            case .hex, .hcitool, .btsnoop: return nil
+            }
+        }
+
+        /// Binary output (refused on a terminal).
+        var isBinary: Bool { self == .btsnoop }
+
+        static var names: [String] { allCases.map(\.rawValue) }
+    }
+
     /// btmon-like text of the start commands, the rotation steps and the stop commands, with the beacons decoded.
     static func text(_ s: Settings, _ plan: KioskPlan, device: String) -> String {
         var lines = ["beacon-tx dry run: nothing is sent"]
