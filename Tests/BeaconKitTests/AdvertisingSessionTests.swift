@@ -292,6 +292,29 @@ import Testing
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
+    /// The pump (state file, STATUS, the "cycle: off" note a test or an operator waits for) hears of
+    /// a phase change after its commands were sent, not before (e2e start-cycle caught the order).
+    @Test func aPhaseChangeIsReportedAfterItsCommands() throws {
+        let config = KioskConfiguration(beacons: [try AdvertisingSessionTests.beacon(2)])
+        let plan = try KioskPlan(config, family: .extended)
+        let disable = Array(plan.stop.prefix(1))
+        let fake = ScriptedController(C.okSteps(plan.start) + C.okSteps(disable) + C.okSteps(plan.start))
+        let clock = AdvertisingSessionTests.Clock()
+        let s = AdvertisingSession(configuration: config, caps: try AdvertisingSessionTests.caps(extended: true), device: "hci0",
+                                   runner: HCICommandRunner(channel: fake, now: { clock.ms }), now: { clock.ms }, log: { _ in })
+        s.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 2000, offMilliseconds: 2000))
+        var reports: [String] = []
+        s.onPhaseChange = { reports.append("\($0 == .onAir ? "on air" : "off") after \(fake.sent.count) commands") }
+        try s.start()
+        let started = fake.sent.count
+        clock.ms += 2000
+        s.timerExpired()
+        clock.ms += 2000
+        s.timerExpired()
+        #expect(reports == ["on air after \(started) commands", "off after \(started + 1) commands",
+                            "on air after \(2 * started + 1) commands"])
+    }
+
     @Test func phasesOfTheDryRun() {
         let forever = AdvertisingSchedule(cycle: .init(onMilliseconds: 30_000, offMilliseconds: 60_000))
         #expect(forever.phases(limit: 4).map { "\($0.on ? "on" : "off")@\($0.at)" } == ["off@30000", "on@90000", "off@120000", "on@180000"])

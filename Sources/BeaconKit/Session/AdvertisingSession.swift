@@ -100,9 +100,7 @@ public final class AdvertisingSession {
         didSet { desiredCache = nil }
     }
     /// The decisions: phase, timers, counters.
-    public private(set) var machine = SessionMachine() {
-        didSet { if machine.phase != oldValue.phase { onPhaseChange?(machine.phase) } }
-    }
+    public private(set) var machine = SessionMachine()
 
     public var phase: SessionPhase { machine.phase }
     /// The last re-arm: why and when (monotonic ms).
@@ -208,10 +206,17 @@ public final class AdvertisingSession {
                            observesCommands: true)
     }
 
-    /// One input to the machine, and its effects carried out (their outcomes fed back in turn).
+    /// One input to the machine, and its effects carried out (their outcomes fed back in turn). The
+    /// pump hears of a phase change once the effects are done: "off" after the disable was sent,
+    /// "on air" after the re-arm.
     private func send(_ input: SessionMachine.Input) {
+        let before = machine.phase
+        sending += 1
         for effect in machine.step(input, now: now()) { perform(effect) }
+        sending -= 1
+        if sending == 0, machine.phase != before { onPhaseChange?(machine.phase) }
     }
+    private var sending = 0
 
     private func perform(_ effect: SessionMachine.Effect) {
         switch effect {
