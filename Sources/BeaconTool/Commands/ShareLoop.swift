@@ -54,7 +54,10 @@ struct ShareLoop {
         ctx.note("advertising \(s.beacons.count == 1 ? s.beacons[0].summary : "\(s.beacons.count) beacons") on \(session.name) as kernel advertising instance"
                  + (shared.plan.instances.count == 1 ? " " : "s ") + shared.plan.instances.map(String.init).joined(separator: ", ")
                  + " (MGMT \(shared.plan.method == .extended ? "Add Extended Advertising Parameters/Data" : "Add Advertising"), "
-                 + "each on air \(shared.plan.durationSeconds) s at a time in the kernel's rotation)")
+                 + (session.caps.supportsExtendedAdvertising
+                    // measured on btvirt (verify-share-extended): the kernel puts each on the set of its number, all at once
+                    ? "the kernel gives each an advertising set of its own, all on air at once)"
+                    : "each on air \(shared.plan.durationSeconds) s at a time in the kernel's rotation)"))
         let family: AdvertisingFamily = session.caps.supportsExtendedAdvertising ? .extended : .legacy
         service.onAirShared(family: family, beacons: s.beacons, instances: shared.plan.instances)
         if !ctx.service.isSupervised {
