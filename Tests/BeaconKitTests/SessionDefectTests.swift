@@ -84,6 +84,22 @@ import Testing
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
+    /// fuzz-session's finding: another owner's scan response on a connectable (scannable) beacon was
+    /// a disruption that no re-arm undoes (the start plan writes no scan response), so the session
+    /// re-armed for nothing; bluetoothd writes its name there. The iBeacon is in the advertising data.
+    @Test func aForeignScanResponseOnAConnectableBeaconIsNoDisruption() throws {
+        let config = KioskConfiguration(beacons: [try T.beacon(2, connectable: true)])
+        let plan = try KioskPlan(config, family: .legacy)
+        let fake = ScriptedController(C.okSteps(plan.start))
+        let s = try session(config, fake, extended: false)
+        try s.start()
+        let name = HCICommand.leSetScanResponseData([0x05, 0x09, 0x6b, 0x69, 0x6f, 0x73])
+        s.handle(.observedCommand(name))
+        s.handle(.event(C.ok(name)))
+        #expect(s.phase == .onAir)
+        #expect(s.nextDeadline == nil, "no re-arm scheduled")
+    }
+
     @Test func downAndUpDuringAnOffPhaseStayOffAndHealthyAndTheOnPhaseRearms() throws {
         let config = KioskConfiguration(beacons: [try T.beacon(2)])
         let plan = try KioskPlan(config, family: .extended)

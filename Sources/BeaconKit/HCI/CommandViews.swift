@@ -76,8 +76,13 @@ public struct DescribedCommand: Sendable {
 public struct LESetAdvertisingEnable: Sendable {
     public let advertisingEnable: Bool
     public init?(_ command: HCICommand) {
-        guard command.opcode == .leSetAdvertisingEnable, let d = DescribedCommand(command),
-              let v = d.integer(DescribedCommand.Field.advertisingEnable) else { return nil }
+        guard command.opcode == .leSetAdvertisingEnable, let d = DescribedCommand(command) else { return nil }
+        self.init(d)
+    }
+
+    /// From a command already read through its description (decoded once).
+    public init?(_ d: DescribedCommand) {
+        guard d.opcode == .leSetAdvertisingEnable, let v = d.integer(DescribedCommand.Field.advertisingEnable) else { return nil }
         advertisingEnable = v == 1
     }
 }
@@ -91,9 +96,14 @@ public struct LESetExtendedAdvertisingEnable: Sendable {
     public var disablesAll: Bool { !enable && sets.isEmpty }
 
     public init?(_ command: HCICommand) {
+        guard command.opcode == .leSetExtendedAdvertisingEnable, let d = DescribedCommand(command) else { return nil }
+        self.init(d)
+    }
+
+    /// From a command already read through its description (decoded once).
+    public init?(_ d: DescribedCommand) {
         typealias F = DescribedCommand.Field
-        guard command.opcode == .leSetExtendedAdvertisingEnable, let d = DescribedCommand(command),
-              let v = d.integer(F.enable) else { return nil }
+        guard d.opcode == .leSetExtendedAdvertisingEnable, let v = d.integer(F.enable) else { return nil }
         enable = v == 1
         sets = d.entries(F.sets).compactMap { e in
             guard let h = e[F.advertisingHandle]?.integer else { return nil }

@@ -17,37 +17,24 @@ public struct ControllerAdvertisingState: Hashable, Sendable {
     /// One advertising instance: the legacy one or an extended set.
     public struct Instance: Hashable, Sendable {
         /// The parameter octets of the last Set (Extended) Advertising Parameters; nil before any.
-        public var parameters: [UInt8]?
+        public private(set) var parameters: [UInt8]?
         public var data: [UInt8] = []
         public var scanResponse: [UInt8] = []
         public var enabled = false
         /// The random address (display order reversed, as sent); nil before any.
         public var randomAddress: [UInt8]?
+        /// The instance uses a random own address (Own_Address_Type 0x01 or 0x03), so a new random
+        /// address changes what is on air.
+        private(set) var usesRandomAddress = false
 
         public init() {}
 
-        /// The instance uses a random own address (Own_Address_Type 0x01 or 0x03), so a new random
-        /// address changes what is on air.
-        var usesRandomAddress: Bool {
-            guard let type = parameter(DescribedCommand.Field.ownAddressType) else { return false }
-            return type & 0x01 == 0x01
+        /// Parameters as an accepted Set (Extended) Advertising Parameters leaves them; the fact
+        /// `onAir` reads is decoded here, once, not on every comparison.
+        mutating func setParameters(_ described: DescribedCommand) {
+            parameters = described.command.parameters
+            usesRandomAddress = (described.integer(DescribedCommand.Field.ownAddressType) ?? 0) & 0x01 == 0x01
         }
-
-        /// The instance answers scan requests (legacy ADV_IND or ADV_SCAN_IND; extended properties
-        /// bit 1), so its scan response data is on air.
-        var isScannable: Bool {
-            if let type = parameter(DescribedCommand.Field.advertisingType) {
-                return type == UInt32(AdvertisingType.advInd.rawValue) || type == 0x02
-            }
-            return (parameter(DescribedCommand.Field.advertisingEventProperties) ?? 0) & 0x02 != 0
-        }
-
-        func parameter(_ name: String) -> UInt32? {
-            guard let parameters, let opcode = parametersOpcode else { return nil }
-            return DescribedCommand(HCICommand(opcode, parameters))?.integer(name)
-        }
-
-        var parametersOpcode: Opcode?
     }
 
     /// Where an instance sits: the legacy instance or an extended set.
@@ -97,7 +84,10 @@ public struct ControllerAdvertisingState: Hashable, Sendable {
 
     /// What the controller answers `command` with, by the Core spec rules it knows; nothing changes.
     public func answer(_ command: HCICommand) -> Status {
-        let f = DescribedCommand(command)
+        answer(command, DescribedCommand(command))
+    }
+
+    private func answer(_ command: HCICommand, _ f: DescribedCommand?) -> Status {
         if let locked = lockedFamily, let family = f?.family.advertisingFamily, family != locked { return .commandDisallowed }
         switch command.opcode {
         case .leSetAdvertisingParameters, .leSetRandomAddress:
@@ -123,7 +113,7 @@ public struct ControllerAdvertisingState: Hashable, Sendable {
         case .leClearAdvertisingSets:
             return sets.values.contains(where: \.enabled) ? .commandDisallowed : .success
         case .leSetExtendedAdvertisingEnable:
-            guard let e = LESetExtendedAdvertisingEnable(command) else { return .invalidHCICommandParameters }
+            guard let e = f.flatMap(LESetExtendedAdvertisingEnable.init) else { return .invalidHCICommandParameters }
             if e.enable, e.sets.isEmpty { return .invalidHCICommandParameters }
             return e.handles.allSatisfy { sets[$0] != nil } ? .success : .unknownAdvertisingIdentifier
         default:
@@ -133,28 +123,30 @@ public struct ControllerAdvertisingState: Hashable, Sendable {
 
     /// Applies `command` as accepted (the controller answered success); nothing is checked.
     public mutating func apply(_ command: HCICommand) {
+        apply(command, DescribedCommand(command))
+    }
+
+    private mutating func apply(_ command: HCICommand, _ described: DescribedCommand?) {
         if command.opcode == .reset {
             self = ControllerAdvertisingState(numberOfSupportedAdvertisingSets: numberOfSupportedAdvertisingSets)
             return
         }
-        guard let d = DescribedCommand(command) else { return }
+        guard let d = described else { return }
         if let family = d.family.advertisingFamily { lockedFamily = family }
         switch command.opcode {
         case .leSetAdvertisingParameters:
-            legacy.parameters = command.parameters
-            legacy.parametersOpcode = command.opcode
+            legacy.setParameters(d)
         case .leSetAdvertisingData:
             legacy.data = d.data ?? []
         case .leSetScanResponseData:
             legacy.scanResponse = d.data ?? []
         case .leSetAdvertisingEnable:
-            legacy.enabled = LESetAdvertisingEnable(command)?.advertisingEnable ?? legacy.enabled
+            legacy.enabled = LESetAdvertisingEnable(d)?.advertisingEnable ?? legacy.enabled
         case .leSetRandomAddress:
             legacy.randomAddress = d.bytes(DescribedCommand.Field.randomAddress)
         case .leSetExtendedAdvertisingParameters:
             guard let h = d.advertisingHandle else { return }
-            sets[h, default: Instance()].parameters = command.parameters
-            sets[h, default: Instance()].parametersOpcode = command.opcode
+            sets[h, default: Instance()].setParameters(d)
         case .leSetExtendedAdvertisingData, .leSetExtendedScanResponseData:
             // Only complete data (Operation 0x03) is modelled; fragments are not beacon-tx's.
             guard let h = d.advertisingHandle, d.integer(DescribedCommand.Field.operation) == UInt32(HCICommand.operationComplete) else { return }
@@ -167,7 +159,7 @@ public struct ControllerAdvertisingState: Hashable, Sendable {
             guard let h = d.advertisingHandle else { return }
             sets[h, default: Instance()].randomAddress = d.bytes(DescribedCommand.Field.randomAddress)
         case .leSetExtendedAdvertisingEnable:
-            guard let e = LESetExtendedAdvertisingEnable(command) else { return }
+            guard let e = LESetExtendedAdvertisingEnable(d) else { return }
             if e.disablesAll {
                 for h in sets.keys { sets[h]?.enabled = false }
             } else {
@@ -184,21 +176,26 @@ public struct ControllerAdvertisingState: Hashable, Sendable {
 
     /// Answers, then applies on success: what a controller does with `command`.
     public mutating func execute(_ command: HCICommand) -> Status {
-        let status = answer(command)
-        if status == .success { apply(command) }
+        let described = DescribedCommand(command)
+        let status = answer(command, described)
+        if status == .success { apply(command, described) }
         return status
     }
 
     /// The part of the state that decides what `placements` put on air: each instance's parameters,
-    /// data and enable; the scan response when the instance is scannable; the random address when it
-    /// advertises from one (Own_Address_Type random): a public instance ignores it, and LE Set Random
-    /// Address also serves scanning and initiating, so the kernel writes it for its own reasons.
+    /// data and enable; the random address when it advertises from one (Own_Address_Type random): a
+    /// public instance ignores it, and LE Set Random Address also serves scanning and initiating, so
+    /// the kernel writes it for its own reasons. Not the scan response: beacon-tx writes none, the
+    /// iBeacon is in the advertising data, and only an active scanner asks for one (bluetoothd writes
+    /// its name there); `verify` leaves scan response writes out the same way. `fuzz-session` found
+    /// the difference: a foreign scan response on a connectable beacon counted as a disruption that no
+    /// re-arm could undo.
     public func onAir(_ placements: [Placement]) -> [Placement: Instance] {
         var out: [Placement: Instance] = [:]
         for p in placements {
             var instance = self[p] ?? Instance()
             if !instance.usesRandomAddress { instance.randomAddress = nil }
-            if !instance.isScannable { instance.scanResponse = [] }
+            instance.scanResponse = []
             out[p] = instance
         }
         return out

@@ -91,7 +91,9 @@ public struct AdvertisingSchedule: Hashable, Sendable {
 /// - in an off phase of `--cycle` none of these: the next on phase runs the whole start plan.
 /// A failed re-arm is retried every `retryMilliseconds`; takeovers beyond the `FightBudget` yield.
 public final class AdvertisingSession {
-    public private(set) var configuration: KioskConfiguration
+    public private(set) var configuration: KioskConfiguration {
+        didSet { planCache = [:] }
+    }
     public private(set) var caps: ControllerCapabilities
     public let device: String
     public private(set) var runner: HCICommandRunner
@@ -324,8 +326,19 @@ public final class AdvertisingSession {
         plan.instanceOptions.flatMap { Advertiser.intervalFloorViolation(plan.family, $0, caps, device: device) }
     }
 
+    /// The plans of this configuration by family and layout: a re-arm builds none again.
     private func makePlan(_ family: AdvertisingFamily, rotate: Bool) throws(SessionError) -> KioskPlan {
-        do { return try KioskPlan(configuration, family: family, rotate: rotate) } catch { throw .plan(error) }
+        let key = PlanKey(family: family, rotate: rotate)
+        if let cached = planCache[key] { return cached }
+        let plan: KioskPlan
+        do { plan = try KioskPlan(configuration, family: family, rotate: rotate) } catch { throw .plan(error) }
+        planCache[key] = plan
+        return plan
+    }
+    private var planCache: [PlanKey: KioskPlan] = [:]
+    private struct PlanKey: Hashable {
+        var family: AdvertisingFamily
+        var rotate: Bool
     }
 
     private func adopt(_ used: KioskPlan) {

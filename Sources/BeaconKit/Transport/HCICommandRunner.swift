@@ -115,7 +115,7 @@ public final class HCICommandRunner {
             }
             if let event { updateCredits(from: event) }
         }
-        trace?(CommandText.traceLine(command))
+        if let trace { trace(CommandText.traceLine(command)) }
         do { try channel.send(command.packet) } catch { throw .transport(error) }
         credits -= 1
         while true {
@@ -133,20 +133,21 @@ public final class HCICommandRunner {
                 continue
             }
             // A Command Status answers with a status only: a Command Complete is synthesized from it.
-            let answer: CommandComplete, line: String
+            // The trace line is rendered only when someone reads it (--verbose).
+            let answer: CommandComplete, line: String?
             do throws(HCIDecodingError) {
                 if event.code == .commandComplete {
                     answer = try CommandComplete(event)
-                    line = CommandText.traceLine(answer)
+                    line = trace == nil ? nil : CommandText.traceLine(answer)
                 } else {
                     let cs = try CommandStatus(event)
                     answer = CommandComplete(numHCICommandPackets: cs.numHCICommandPackets, opcode: cs.opcode,
                                              returnParameters: [cs.status.rawValue])
-                    line = CommandText.traceLine(cs)
+                    line = trace == nil ? nil : CommandText.traceLine(cs)
                 }
             } catch { throw .malformedEvent(opcode: command.opcode, error) }
             credits = Int(answer.numHCICommandPackets)
-            trace?(line)
+            if let line { trace?(line) }
             // Another program's answer: kept, a session needs it (did its disable or reset complete?).
             guard answer.opcode == command.opcode else { keep(event); continue }
             if event.code == .commandStatus { return answer }
