@@ -95,8 +95,31 @@ import Testing
         #expect(m.failedRearmCount == 0)
     }
 
+    /// Resets faster than the dwell plus the re-arm (e2e rc-rotation-resume on a loaded host: each
+    /// re-arm took 550 ms, one reset every 0.7 s) must not keep one beacon on air: a re-arm that comes
+    /// after the slot of the beacon that was on air resumes with the beacon whose slot it is now.
+    @Test func aReArmAfterTheSlotRanOutResumesWhereTheScheduleIs() {
+        var m = onAir()   // 3 beacons, 1 s dwell from t = 0; beacon 1 on air, no swap yet (the host is slow)
+        let reset = RearmCause.disruption(.reset)
+        _ = m.step(.observed(.reset, disruption: .reset, advertising: false), now: 2050)
+        _ = m.step(.completed(.reset), now: 2050)
+        // Back at 2.3 s: beacon 1's slot (0–1 s) and beacon 2's (1–2 s) are over; it is beacon 3's.
+        #expect(m.step(.timer, now: 2300) == [.rearm(reset, started: 2050, resume: 2)])
+        _ = m.step(.rearmed(reset, started: 2050, rotationIndex: 2), now: 2320)
+        #expect(m.nextDeadline == 3000, "beacon 3 until the end of its slot")
+        #expect(m.step(.timer, now: 3000) == [.rotate(to: 0)])
+    }
+
+    @Test func aNewOnPhaseStartsTheRotationAtBeaconOne() {
+        var m = onAir(cycle: .init(onMilliseconds: 1500, offMilliseconds: 10_000))
+        _ = m.step(.timer, now: 1000)
+        _ = m.step(.rotated(to: 1), now: 1000)
+        _ = m.step(.timer, now: 1500)
+        #expect(m.step(.timer, now: 11_500) == [.rearm(.cycleOn(milliseconds: 1500), started: 11_500, resume: 0)])
+    }
+
     @Test func aFailedReArmIsRetried() {
-        var m = onAir()
+        var m = onAir(rotation: 0)
         _ = m.step(.hardwareError(code: 0x02), now: 0)
         #expect(m.phase == .awaitingReset(hardwareCode: 0x02))
         #expect(m.step(.timer, now: m.hardwareErrorGraceMilliseconds) == [.rearm(.hardwareError(code: 2), started: 0, resume: 0)])

@@ -161,6 +161,11 @@ public struct SessionMachine: Sendable {
     private var rearmAt: Int64?
     private var rearmCause: RearmCause = .deviceUp
     private var nextRotationAt: Int64?
+    /// When the swap after the beacon on air is due by the rotation's schedule, kept while off air
+    /// (`nextRotationAt` is cleared then): a re-arm resumes the rotation where its schedule is.
+    private var rotationDueAt: Int64?
+    /// The rotation position a re-arm was asked to resume at, and when its next swap is due.
+    private var pendingResume: (index: Int, dueAt: Int64)?
     /// The schedule's phase, whatever else happens meanwhile (a device down in an off phase stays off).
     private var cycleOff = false
     private var pairsDone = 0
@@ -281,6 +286,7 @@ public struct SessionMachine: Sendable {
             legacyConnected = false
             rotationIndex = 0
             nextRotationAt = length > 1 ? now + dwell : nil
+            rotationDueAt = nextRotationAt
             return []
         case let .observed(opcode, disruption, advertising):
             if isYielding {
@@ -345,6 +351,13 @@ public struct SessionMachine: Sendable {
             lastRearm = (cause, now)
             rearmCount += 1
             rotationIndex = index
+            if let resumed = pendingResume, resumed.index == index, rotationLength > 1 {
+                // The rotation's cadence goes on: the next swap when the schedule has it (at once if
+                // that passed during the re-arm).
+                nextRotationAt = resumed.dueAt
+                rotationDueAt = resumed.dueAt
+            }
+            pendingResume = nil
             phase = .onAir
             return [.note(.rearmed(cause, milliseconds: now - started))]
         case let .failed(cause, error, deviceDown):
@@ -364,6 +377,7 @@ public struct SessionMachine: Sendable {
             // Keep the cadence: the next swap is one dwell after the scheduled one, not after now.
             let scheduled = (nextRotationAt ?? now) + dwellMilliseconds
             nextRotationAt = scheduled > now ? scheduled : now + dwellMilliseconds
+            rotationDueAt = nextRotationAt
             return []
         case .reloadRequested:
             guard isYielding else { return [] }
@@ -462,9 +476,25 @@ public struct SessionMachine: Sendable {
         rearmAt = nil
         pendingDisruption = nil
         let started = triggeredAt ?? now
-        // A rotation resumes with the beacon that was on air, not with the first one: repeated
-        // disruptions (another owner of a single instance) must not starve the later beacons.
-        return [.rearm(cause, started: started, resume: rotationIndex)]
+        return [.rearm(cause, started: started, resume: resumePosition(cause, now: now))]
+    }
+
+    /// Where a re-arm resumes the rotation: not at beacon 1 but where the rotation's schedule is, so
+    /// that repeated disruptions (another owner of a single instance, resets faster than the dwell)
+    /// starve no beacon. The beacon that was on air comes back if its slot has not run out; otherwise
+    /// the one whose slot it is now. A new on phase of `--cycle` starts at beacon 1.
+    private mutating func resumePosition(_ cause: RearmCause, now: Int64) -> Int {
+        pendingResume = nil
+        if case .cycleOn = cause { return 0 }
+        guard rotationLength > 1, let due = rotationDueAt, dwellMilliseconds > 0 else { return rotationIndex }
+        var index = rotationIndex, next = due
+        if now >= due {
+            let missed = (now - due) / dwellMilliseconds + 1
+            index = (rotationIndex + Int(missed % Int64(rotationLength))) % rotationLength
+            next = due + missed * dwellMilliseconds
+        }
+        pendingResume = (index, next)
+        return index
     }
 
     /// The fight budget is spent: no re-arm until the other owner is quiet (or SIGHUP, or device up).
