@@ -96,18 +96,32 @@ import Testing
     }
 
     /// Resets faster than the dwell plus the re-arm (e2e rc-rotation-resume on a loaded host: each
-    /// re-arm took 550 ms, one reset every 0.7 s) must not keep one beacon on air: a re-arm that comes
-    /// after the slot of the beacon that was on air resumes with the beacon whose slot it is now.
-    @Test func aReArmAfterTheSlotRanOutResumesWhereTheScheduleIs() {
-        var m = onAir()   // 3 beacons, 1 s dwell from t = 0; beacon 1 on air, no swap yet (the host is slow)
+    /// re-arm took 450–550 ms, one reset every 0.7 s, 200 ms dwell) must not keep one beacon on air:
+    /// a beacon brought back by a re-arm and disrupted again before its swap yields to the next one.
+    @Test func disruptionsFasterThanTheDwellGoRoundTheBeacons() throws {
+        var m = onAir()   // 3 beacons, 1 s dwell
         let reset = RearmCause.disruption(.reset)
-        _ = m.step(.observed(.reset, disruption: .reset, advertising: false), now: 2050)
-        _ = m.step(.completed(.reset), now: 2050)
-        // Back at 2.3 s: beacon 1's slot (0–1 s) and beacon 2's (1–2 s) are over; it is beacon 3's.
-        #expect(m.step(.timer, now: 2300) == [.rearm(reset, started: 2050, resume: 2)])
-        _ = m.step(.rearmed(reset, started: 2050, rotationIndex: 2), now: 2320)
-        #expect(m.nextDeadline == 3000, "beacon 3 until the end of its slot")
-        #expect(m.step(.timer, now: 3000) == [.rotate(to: 0)])
+        var resumed: [Int] = []
+        var t: Int64 = 100
+        for _ in 0..<6 {
+            _ = m.step(.observed(.reset, disruption: .reset, advertising: false), now: t)
+            _ = m.step(.completed(.reset), now: t)
+            let effects = m.step(.timer, now: t + m.settleMilliseconds)
+            guard case let .rearm(_, _, resume)? = effects.first else { Issue.record("no re-arm: \(effects)"); return }
+            resumed.append(resume)
+            // What the shell's re-arm does: the plan again (rotation from beacon 1), then the resume step.
+            _ = m.step(.planAdopted(rotationLength: 3, dwellMilliseconds: 1000), now: t + 300)
+            _ = m.step(.rearmed(reset, started: t, rotationIndex: resume), now: t + 300)
+            t += 700
+        }
+        #expect(resumed == [0, 1, 2, 0, 1, 2], "the first re-arm brings back the beacon on air, each later one the next")
+        // A swap between two disruptions: the beacon on air then comes back, not the next one.
+        t = try #require(m.nextDeadline)
+        #expect(m.step(.timer, now: t) == [.rotate(to: 0)])
+        _ = m.step(.rotated(to: 0), now: t)
+        _ = m.step(.observed(.reset, disruption: .reset, advertising: false), now: t + 10)
+        _ = m.step(.completed(.reset), now: t + 10)
+        #expect(m.step(.timer, now: t + 260) == [.rearm(reset, started: t + 10, resume: 0)])
     }
 
     @Test func aNewOnPhaseStartsTheRotationAtBeaconOne() {

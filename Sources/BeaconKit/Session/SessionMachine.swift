@@ -161,11 +161,9 @@ public struct SessionMachine: Sendable {
     private var rearmAt: Int64?
     private var rearmCause: RearmCause = .deviceUp
     private var nextRotationAt: Int64?
-    /// When the swap after the beacon on air is due by the rotation's schedule, kept while off air
-    /// (`nextRotationAt` is cleared then): a re-arm resumes the rotation where its schedule is.
-    private var rotationDueAt: Int64?
-    /// The rotation position a re-arm was asked to resume at, and when its next swap is due.
-    private var pendingResume: (index: Int, dueAt: Int64)?
+    /// The last re-arm brought the rotation back and no swap has happened since: the beacon it
+    /// brought back spent its turn in the disruption.
+    private var resumedWithoutSwap = false
     /// The schedule's phase, whatever else happens meanwhile (a device down in an off phase stays off).
     private var cycleOff = false
     private var pairsDone = 0
@@ -286,7 +284,6 @@ public struct SessionMachine: Sendable {
             legacyConnected = false
             rotationIndex = 0
             nextRotationAt = length > 1 ? now + dwell : nil
-            rotationDueAt = nextRotationAt
             return []
         case let .observed(opcode, disruption, advertising):
             if isYielding {
@@ -351,13 +348,7 @@ public struct SessionMachine: Sendable {
             lastRearm = (cause, now)
             rearmCount += 1
             rotationIndex = index
-            if let resumed = pendingResume, resumed.index == index, rotationLength > 1 {
-                // The rotation's cadence goes on: the next swap when the schedule has it (at once if
-                // that passed during the re-arm).
-                nextRotationAt = resumed.dueAt
-                rotationDueAt = resumed.dueAt
-            }
-            pendingResume = nil
+            resumedWithoutSwap = rotationLength > 1
             phase = .onAir
             return [.note(.rearmed(cause, milliseconds: now - started))]
         case let .failed(cause, error, deviceDown):
@@ -377,7 +368,7 @@ public struct SessionMachine: Sendable {
             // Keep the cadence: the next swap is one dwell after the scheduled one, not after now.
             let scheduled = (nextRotationAt ?? now) + dwellMilliseconds
             nextRotationAt = scheduled > now ? scheduled : now + dwellMilliseconds
-            rotationDueAt = nextRotationAt
+            resumedWithoutSwap = false
             return []
         case .reloadRequested:
             guard isYielding else { return [] }
@@ -479,22 +470,15 @@ public struct SessionMachine: Sendable {
         return [.rearm(cause, started: started, resume: resumePosition(cause, now: now))]
     }
 
-    /// Where a re-arm resumes the rotation: not at beacon 1 but where the rotation's schedule is, so
-    /// that repeated disruptions (another owner of a single instance, resets faster than the dwell)
-    /// starve no beacon. The beacon that was on air comes back if its slot has not run out; otherwise
-    /// the one whose slot it is now. A new on phase of `--cycle` starts at beacon 1.
-    private mutating func resumePosition(_ cause: RearmCause, now: Int64) -> Int {
-        pendingResume = nil
+    /// Where a re-arm resumes the rotation: with the beacon that was on air, not with beacon 1; but
+    /// when that beacon was itself brought back by the previous re-arm and not swapped out since (the
+    /// disruptions come faster than a dwell), with the next one. Repeated disruptions (another owner
+    /// of a single instance, resets) then go round the beacons instead of keeping one on air, however
+    /// slow the host is. A new on phase of `--cycle` starts at beacon 1.
+    private func resumePosition(_ cause: RearmCause, now: Int64) -> Int {
         if case .cycleOn = cause { return 0 }
-        guard rotationLength > 1, let due = rotationDueAt, dwellMilliseconds > 0 else { return rotationIndex }
-        var index = rotationIndex, next = due
-        if now >= due {
-            let missed = (now - due) / dwellMilliseconds + 1
-            index = (rotationIndex + Int(missed % Int64(rotationLength))) % rotationLength
-            next = due + missed * dwellMilliseconds
-        }
-        pendingResume = (index, next)
-        return index
+        guard rotationLength > 1 else { return rotationIndex }
+        return resumedWithoutSwap ? (rotationIndex + 1) % rotationLength : rotationIndex
     }
 
     /// The fight budget is spent: no re-arm until the other owner is quiet (or SIGHUP, or device up).
