@@ -467,7 +467,7 @@ public struct SessionMachine: Sendable {
         rearmAt = nil
         pendingDisruption = nil
         let started = triggeredAt ?? now
-        return [.rearm(cause, started: started, resume: resumePosition(cause, now: now))]
+        return [.rearm(cause, started: started, resume: resumePosition(cause))]
     }
 
     /// Where a re-arm resumes the rotation: with the beacon that was on air, not with beacon 1; but
@@ -475,7 +475,7 @@ public struct SessionMachine: Sendable {
     /// disruptions come faster than a dwell), with the next one. Repeated disruptions (another owner
     /// of a single instance, resets) then go round the beacons instead of keeping one on air, however
     /// slow the host is. A new on phase of `--cycle` starts at beacon 1.
-    private func resumePosition(_ cause: RearmCause, now: Int64) -> Int {
+    private func resumePosition(_ cause: RearmCause) -> Int {
         if case .cycleOn = cause { return 0 }
         guard rotationLength > 1 else { return rotationIndex }
         return resumedWithoutSwap ? (rotationIndex + 1) % rotationLength : rotationIndex
