@@ -87,4 +87,30 @@ import Testing
         #expect(!r.err.contains("handed back to the kernel"))
         #expect(r.err.contains("hci0 has one advertising instance and the kernel's advertising instances 1, 2 use it too"))
     }
+    /// `--share auto` (the default) cannot share with `--detach`: the detached start takes the
+    /// instance as `never` would, and says why it did not share.
+    @Test func aDetachedStartSaysWhyItDoesNotShare() throws {
+        let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF),
+                                family: .legacy)
+        let (h, fake, kernel) = detachedHost(withInstance: true, p)
+        let r = tool(["start"] + goldenFlags + ["--detach"], host: h)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        #expect(kernel.isFullyConsumed, "MGMT left: \(kernel.remaining)")
+        #expect(r.err.contains("--share auto does not share with --detach (sharing needs the foreground session"), "\(r.err)")
+        let never = tool(["start"] + goldenFlags + ["--detach", "--share", "never"], host: detachedHost(withInstance: true, p).0)
+        #expect(never.code == 0, "\(never.err)")
+        #expect(!never.err.contains("does not share with --detach"), "never asked for no sharing: \(never.err)")
+        let none = tool(["start"] + goldenFlags + ["--detach"], host: detachedHost(withInstance: false, p).0)
+        #expect(!none.err.contains("does not share with --detach"), "no kernel instance, nothing to share: \(none.err)")
+    }
+
+    /// A legacy-only controller that takes the start plan, and a kernel with one instance or none.
+    func detachedHost(withInstance: Bool, _ p: AdvertisingPlan) -> (FakeHost, ScriptedController, ScriptedKernel) {
+        let fake = ScriptedController(C.probe(extended: false) + C.okSteps(p.start))
+        let kernel = ScriptedKernel([Kernel.step(.readAdvertisingFeatures(index: 0), withInstance ? [0x7F, 0, 0, 0, 31, 31, 5, 1, 1] : [0x7F, 0, 0, 0, 31, 31, 5, 0])])
+        let h = FakeHost(devices: [C.device(0)], channels: [0: fake])
+        h.control = kernel
+        return (h, fake, kernel)
+    }
 }

@@ -266,6 +266,11 @@ enum StartCommand: Subcommand {
         planNotes(kiosk, s, ctx)
         if detach {
             if let m = s.metrics { ctx.warn("metrics \(m.display) is not written with --detach (no session watches detached beacons)") }
+            if let k = kiosk.kernelInstances, ShareMode.shares(s.share, singleInstance: true, kernelInstances: k.count) {
+                // --share auto would have shared the instance in the foreground; detached, it cannot.
+                ctx.note("--share \(s.share.rawValue) does not share with --detach (sharing needs the foreground session: it re-adds the "
+                         + "instances the kernel drops and removes ours at stop): the detached beacon holds the instance until the kernel next writes its own")
+            }
             let setHint = kiosk.plan.map { $0.family == .extended && s.advertisingSet != nil ? " --advertising-set \(s.advertisingSet ?? 0)" : "" } ?? ""
             ctx.note("detached; the controller keeps advertising until 'beacon-tx stop --device \(session.name)\(setHint)' (nothing re-arms or reloads detached beacons)")
             return .success
