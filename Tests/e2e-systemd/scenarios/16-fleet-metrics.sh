@@ -1,5 +1,5 @@
 # boot: main
-# timeout: 420
+# e2e-timeout: 420
 # Issue 22 under the package: `apt-get install ./beacon-tx_*.deb` beside Debian's
 # prometheus-node-exporter (its own unit, its default textfile directory
 # /var/lib/prometheus/node-exporter, root:root 0755; only ARGS set: loopback, textfile collector
