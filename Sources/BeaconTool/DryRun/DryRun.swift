@@ -36,17 +36,24 @@ enum DryRun {
     }
 
     /// btmon-like text of the start commands, the rotation steps and the stop commands, with the beacons decoded.
-    static func text(_ s: Settings, _ plan: KioskPlan, device: String) -> String {
+    /// The text formats' first lines, raw HCI and shared alike: a line per beacon (its identity, then
+    /// `detail`: its overrides and the like) and its advertising data.
+    static func header(_ s: Settings, detail: (Int, BeaconEntry) -> String) -> [String] {
         var lines = ["beacon-tx dry run: nothing is sent"]
-        let rotating = plan.layout.isRotation && s.beacons.count > 1
-        let ignored = rotating ? plan.configuration.ignoredUnderRotation : []
         for (i, entry) in s.beacons.enumerated() {
             let b = entry.beacon
             let label = s.beacons.count == 1 ? "beacon:   " : "beacon \(i + 1): "
             lines.append(label + "\(entry.identifier.map { $0 + " " } ?? "")\(b.uuid) major \(b.major) minor \(b.minor) measured power \(b.measuredPower) dBm"
-                         + overrides(entry, ignored: ignored.filter { $0.beacon == i }.map(\.key)))
+                         + detail(i, entry))
             lines.append((s.beacons.count == 1 ? "data:     " : "  data:   ") + "\(Hex.encode(b.advertisingData)) (\(b.advertisingData.count) bytes)")
         }
+        return lines
+    }
+
+    static func text(_ s: Settings, _ plan: KioskPlan, device: String) -> String {
+        let rotating = plan.layout.isRotation && s.beacons.count > 1
+        let ignored = rotating ? plan.configuration.ignoredUnderRotation : []
+        var lines = header(s) { i, entry in overrides(entry, ignored: ignored.filter { $0.beacon == i }.map(\.key)) }
         // A rotated instance has one interval, connectability and tx power for every beacon.
         let shown = rotating ? plan.configuration.rotationOptions
             : AdvertisingOptions(interval: s.interval, connectable: s.connectable, txPower: s.txPower)

@@ -13,14 +13,7 @@ enum ShareDryRun {
     }
 
     static func text(_ s: Settings, _ plan: SharePlan, device: String) -> String {
-        var lines = ["beacon-tx dry run: nothing is sent"]
-        for (i, entry) in s.beacons.enumerated() {
-            let b = entry.beacon
-            let label = s.beacons.count == 1 ? "beacon:   " : "beacon \(i + 1): "
-            lines.append(label + "\(entry.identifier.map { $0 + " " } ?? "")\(b.uuid) major \(b.major) minor \(b.minor) measured power \(b.measuredPower) dBm"
-                         + DryRun.overrides(entry) + ", instance \(plan.instances[i])")
-            lines.append((s.beacons.count == 1 ? "data:     " : "  data:   ") + "\(Hex.encode(b.advertisingData)) (\(b.advertisingData.count) bytes)")
-        }
+        var lines = DryRun.header(s) { i, entry in DryRun.overrides(entry) + ", instance \(plan.instances[i])" }
         lines.append("device:   \(device), shared through the kernel (MGMT on the control channel): each beacon a kernel advertising instance, "
                      + "on air \(plan.durationSeconds) s at a time in the kernel's rotation")
         lines += notes(s, plan).map { "          (" + $0 + ")" }
