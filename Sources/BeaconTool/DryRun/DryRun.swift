@@ -35,7 +35,6 @@ enum DryRun {
         static var names: [String] { allCases.map(\.rawValue) }
     }
 
-    /// btmon-like text of the start commands, the rotation steps and the stop commands, with the beacons decoded.
     /// The text formats' first lines, raw HCI and shared alike: a line per beacon (its identity, then
     /// `detail`: its overrides and the like) and its advertising data.
     static func header(_ s: Settings, detail: (Int, BeaconEntry) -> String) -> [String] {
@@ -50,6 +49,7 @@ enum DryRun {
         return lines
     }
 
+    /// btmon-like text of the start commands, the rotation steps and the stop commands, with the beacons decoded.
     static func text(_ s: Settings, _ plan: KioskPlan, device: String) -> String {
         let rotating = plan.layout.isRotation && s.beacons.count > 1
         let ignored = rotating ? plan.configuration.ignoredUnderRotation : []
