@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # beacon-tx — see README.md
 SWIFT ?= swift
 CONFIG ?= Config/kiosk.json

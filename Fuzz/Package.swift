@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harnesses for beacon-tx (see README.md here). A separate package: `swift build` and
 // `swift test` of the main package never see it. Built by `make fuzz` with the fuzzer and address
 // sanitizers on every target, including the beacon-tx code under test.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3 -S
+# SPDX-License-Identifier: Apache-2.0
 """The live half of `make bench`, run as root inside the e2e guest (Benchmarks/Bed/scenarios/bed.sh)
 with btvirt controllers hci0 and hci1 and the binaries already copied to the guest's tmpfs.
 

@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+// SPDX-License-Identifier: Apache-2.0
 // The scan-decode benchmark: its own package so the root package's `swift build` / `swift test`
 // (and CI's `make test`) never build or run it. Run it with scripts/bench-scan.
 import PackageDescription

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The beacontools side of the scan-decode benchmark (see RESULTS.md).
 
 Reads the payload file written by gen_payloads.py and times, over RUNS runs:

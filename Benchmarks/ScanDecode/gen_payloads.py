@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the payload set that both sides of the scan-decode benchmark read.
 
 One line per advertisement:  KIND EVENT_HEX AD_HEX

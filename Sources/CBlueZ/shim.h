@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #ifndef BEACON_TX_CBLUEZ_SHIM_H
 #define BEACON_TX_CBLUEZ_SHIM_H
 /* BlueZ headers (libbluetooth-dev; no library is linked) for the HCISocket target, plus what Swift cannot see:

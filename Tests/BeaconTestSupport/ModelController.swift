@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// A behavioural fake controller: it answers every command from a `ControllerAdvertisingState`, by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// Builds btsnoop files in BlueZ's monitor format (datalink 2001), as `btmon -w` writes them, from

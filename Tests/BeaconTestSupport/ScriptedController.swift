@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// A fake controller that plays a script: every command the code sends must be the next expected

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// A fake management interface (the control channel) that plays a script: every MGMT command the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Tests/e2e-systemd/lib.sh: helpers for the systemd bed's scenarios. A scenario starts with
 #     # boot: main              (or late-adapter: see vm/prepare)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Tests/e2e/lib.sh: helpers for e2e scenarios. A scenario starts with
 #     . "$(dirname "$0")/../lib.sh"

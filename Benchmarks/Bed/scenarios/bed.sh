@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # bed (make bench, not a test): start latency, peak RSS and idle wake-ups of the static release
 # binary against the hcitool recipe, in the e2e guest, binaries copied to the guest's tmpfs so
 # that 9p is not what is measured. Results: bench.json in this scenario's results folder.

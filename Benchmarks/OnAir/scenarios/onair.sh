@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # e2e-controllers: rootcanal default
 # onair (make bench, not a test): on-air figures measured by the independent receiver on hci1
 # (tools/rawscan.py --clock) on RootCanal controllers, never taken from beacon-tx's own notes:

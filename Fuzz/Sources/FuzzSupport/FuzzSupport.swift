@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CFuzzerDriver
 
 nonisolated(unsafe) private var currentBody: ([UInt8]) -> Void = { _ in }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// AD type (Bluetooth Assigned Numbers, "Common Data Types"). Open struct: unknown types stay representable.
 public struct ADType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt8

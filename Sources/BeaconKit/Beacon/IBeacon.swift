@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// An iBeacon region as a base station advertises it (Apple Proximity Beacon Specification, release R1):
 /// proximity UUID, major, minor and the measured power (RSSI in dBm at 1 m).
 public struct IBeacon: Hashable, Sendable {

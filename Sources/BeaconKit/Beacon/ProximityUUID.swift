@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A 128-bit UUID kept as 16 bytes in spec (big-endian, RFC 4122) order, parsed without Foundation.
 public struct ProximityUUID: Hashable, Sendable, CustomStringConvertible {
     public let bytes: [UInt8]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Reads a packet from the front. Every read checks the remaining length first and throws
 /// `ByteReaderError.truncated` instead of trapping: bytes from a controller or a file are untrusted.
 public struct ByteReader: Sendable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Builds a packet byte by byte. Every integer write names its width and endianness:
 /// HCI parameters are little-endian, iBeacon major/minor big-endian.
 public struct ByteWriter: Sendable {

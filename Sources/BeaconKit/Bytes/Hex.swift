@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Hex text <-> bytes, for dry-run output, the `decode` command and golden vectors.
 public enum Hex {
     private static let lower: [UInt8] = Array("0123456789abcdef".utf8)

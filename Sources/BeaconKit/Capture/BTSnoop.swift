@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// btsnoop capture files (RFC 1761 style, as BlueZ and Android write them): header `btsnoop\0`,
 /// version 1, datalink 1002 (HCI UART / H4), then records; every integer big-endian.
 /// `btmon -r FILE` and Wireshark read them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `verify`, part 1: attribution. Pairs each HCI command on our controller with its answer and
 /// notes who sent it (the MGMT command and program that made the kernel send it, or the raw sockets
 /// open then), and turns Close/Delete Index records into changes.

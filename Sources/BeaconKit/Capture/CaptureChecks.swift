@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `verify`, part 4: the report of one beacon: its data, family, parameters, answers and on-air
 /// history checked against the configuration.
 extension CaptureVerifier.Run {

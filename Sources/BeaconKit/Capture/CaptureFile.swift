@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Reading btsnoop captures of every kind a Linux box produces, for `verify`:
 /// - datalink 1001 (HCI without a packet indicator; flags bit 0 = received, bit 1 = command/event),
 /// - datalink 1002 (H4: the first byte is the packet indicator), what Wireshark and `start --dry-run

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `verify`, part 2: matching. Which LE Set (Extended) Advertising Data command is each configured
 /// beacon's: the same UUID, major, minor and power, else the closest one.
 extension CaptureVerifier.Run {

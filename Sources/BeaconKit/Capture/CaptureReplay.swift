@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `verify`, part 3: replay. The successful commands through `ControllerAdvertisingState` (the model
 /// the session uses) say when each placement was on air and what changed it; beacon-tx's own stop
 /// plan is told apart.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What `verify` found, per configured beacon, and the verdict.
 public struct CaptureReport: Hashable, Sendable {
     public var datalink: UInt32

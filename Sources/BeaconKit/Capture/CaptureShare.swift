@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `verify`, share mode: a capture of `start --share` (`always`, or `auto` next to kernel instances).
 /// beacon-tx sent MGMT commands on its control socket (btmon records them with the socket's cookie
 /// and program); the kernel derived the HCI commands. Checked per beacon: beacon-tx's Add commands

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Checks a capture against what a kiosk configuration should have put on air (`beacon-tx verify`).
 ///
 /// It looks at one controller (by index in monitor captures; 1001/1002 captures hold one), finds

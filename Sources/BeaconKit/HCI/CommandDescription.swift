@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One value of a command or return parameter field.
 public enum HCIValue: Hashable, Sendable {
     /// An unsigned little-endian integer of the field's width (a signed field holds its bit pattern).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One field that differs between an expected and an actual command, named as the spec names it
 /// (`Advertising_Interval_Min`, `Advertising_Handle[0]`) or, inside iBeacon data, `iBeacon minor`.
 public struct FieldDifference: Hashable, Sendable, CustomStringConvertible {

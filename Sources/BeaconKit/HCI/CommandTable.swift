@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The one table of HCI commands beacon-tx sends or decodes: each command declared once (Core spec
 /// Vol 4, Part E, §7 for the fields; §6.27 for the Supported_Commands bits). Encoders
 /// (`HCICommand.leSetAdvertisingData(_:)` …), `HCICommand(packet:)`'s size check, the dry-run text,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// btmon-style text for commands, events and advertising data: the dry-run `text` format,
 /// `--verbose` traces and the `decode` command all read from here.
 public enum CommandText {

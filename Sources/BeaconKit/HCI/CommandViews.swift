@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A command read through its description in `CommandTable`: each parameter by its spec name. The
 /// typed views below are built on it, so behaviour code reads no byte offsets; a field renamed or
 /// moved in the table moves every reader with it (`CommandTableTests` checks each view's names).

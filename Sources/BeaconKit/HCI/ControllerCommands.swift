@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Controller & Baseband and Informational commands (Core spec Vol 4, Part E, §7.3 and §7.4),
 /// and the LE features read (§7.8.3).
 extension HCICommand {

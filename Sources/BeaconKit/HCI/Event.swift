@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// HCI event code (Core spec Vol 4, Part E, §7.7). Open struct.
 public struct EventCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt8

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One HCI event (or LE Meta subevent), declared once with its parameter fields (Core spec Vol 4,
 /// Part E, §7.7). `decode --json` reads it; Command Complete's Return_Parameters are decoded with the
 /// command's own return fields from `CommandTable`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Legacy advertising type (LE Set Advertising Parameters, Vol 4, Part E, §7.8.5, Advertising_Type).
 public struct AdvertisingType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt8

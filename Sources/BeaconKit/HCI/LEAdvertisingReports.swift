@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// LE Meta event subevent code (Core spec Vol 4, Part E, §7.7.65): the first parameter of event 0x3E.
 /// Open struct: unknown subevents stay representable.
 public struct LEMetaSubevent: RawRepresentable, Hashable, Sendable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Advertising_Event_Properties of LE Set Extended Advertising Parameters (Vol 4, Part E, §7.8.53).
 public struct AdvertisingEventProperties: OptionSet, Hashable, Sendable {
     public let rawValue: UInt16

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// LE_Scan_Type / Scan_Type (LE Set Scan Parameters, Core spec Vol 4, Part E, §7.8.10; LE Set Extended
 /// Scan Parameters, §7.8.64). Open struct: a reserved value stays representable.
 public struct LEScanType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {

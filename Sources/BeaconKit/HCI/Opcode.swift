@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// An HCI command opcode (Core spec Vol 4, Part E, §5.4.1): OGF in the upper 6 bits, OCF in the lower 10.
 /// Open struct: an opcode the table does not know is still representable.
 public struct Opcode: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// H4 (UART transport) packet indicator (Core spec Vol 4, Part A, §2).
 public struct PacketType: RawRepresentable, Hashable, Sendable {
     public let rawValue: UInt8

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// An HCI error code (Core spec Vol 1, Part F, §1.3). Open struct: unknown codes stay representable.
 public struct Status: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt8

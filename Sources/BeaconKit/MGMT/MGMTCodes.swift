@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A Bluetooth Management command code (BlueZ doc/mgmt-api, "Commands"). Open struct: a code the
 /// table does not know is still representable.
 public struct MGMTOpcode: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible {

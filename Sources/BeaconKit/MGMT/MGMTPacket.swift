@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Errors of decoding MGMT packets from the kernel or a capture. Never a trap.
 public enum MGMTDecodingError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Fewer than the 6 header octets.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One field of an MGMT command, return parameter list or event, as BlueZ's mgmt-api lists it. All
 /// integers are little-endian. MGMT data fields are preceded by their length fields (Adv_Data_Len,
 /// Scan_Rsp_Len, then Adv_Data, Scan_Rsp), which an HCI field cannot say: hence a width of its own.

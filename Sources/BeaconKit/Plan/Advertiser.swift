@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Probing a controller and starting / stopping advertising with the family rule (ARCHITECTURE.md, "Advertising families"):
 /// probe first, use one family, switch once on Command Disallowed, explain when both are refused.
 public enum Advertiser {

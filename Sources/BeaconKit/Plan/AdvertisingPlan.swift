@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Which HCI advertising command family drives the controller. A controller refuses to mix them
 /// (Core spec Vol 4, Part E, §3.1.1): after a legacy command extended ones get Command Disallowed, and back.
 public enum AdvertisingFamily: String, CaseIterable, Hashable, Sendable {

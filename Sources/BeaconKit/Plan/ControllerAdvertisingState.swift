@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The controller's advertising state as the commands sent to it make it: the legacy instance and
 /// every extended set (parameters, data, scan response, enable, random address), and which family
 /// the mixing rule has locked it to.

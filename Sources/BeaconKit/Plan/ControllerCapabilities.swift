@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What the probe learnt about a controller: version, Read Local Supported Commands bitmap
 /// (Vol 4, Part E, §6.27) and LE features (Vol 6, Part B, §4.6).
 public struct ControllerCapabilities: Hashable, Sendable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One beacon a listener expects to hear: its identity and, when its config names it, the identifier.
 public struct ExpectedBeacon: Hashable, Sendable {
     public var identity: BeaconIdentity

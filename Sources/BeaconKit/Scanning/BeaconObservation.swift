@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What identifies one iBeacon (Apple Proximity Beacon Specification): proximity UUID, major, minor.
 public struct BeaconIdentity: Hashable, Sendable, Comparable, CustomStringConvertible {
     public var uuid: ProximityUUID

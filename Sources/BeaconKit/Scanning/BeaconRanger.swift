@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// How ranging turns RSSI samples into a distance and a proximity class.
 public struct RangingConfiguration: Hashable, Sendable {
     /// Seconds of RSSI history averaged into `smoothedRSSI`. A time window (not a sample count) keeps the

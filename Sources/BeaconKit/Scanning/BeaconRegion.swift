@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A beacon region as CoreLocation defines it (`CLBeaconRegion`): a proximity UUID, optionally a major,
 /// and — only with a major — optionally a minor. A missing value matches any.
 public struct BeaconRegion: Hashable, Sendable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Statistics of RSSI samples taken with one beacon held at 1 m: what its `measuredPower` (the
 /// iBeacon "Measured Power", RSSI at 1 m in dBm) should be for the receiver that took them.
 public struct CalibrationStatistics: Hashable, Sendable {

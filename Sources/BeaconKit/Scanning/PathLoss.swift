@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// CoreLocation's proximity classes (`CLProximity`), same raw values.
 ///
 /// Apple publishes no thresholds ("Getting Started with iBeacon", 2014: immediate "within a few

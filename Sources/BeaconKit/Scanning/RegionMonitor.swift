@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A monitoring transition (CoreLocation's `didEnterRegion` / `didExitRegion`).
 public enum RegionEvent: Hashable, Sendable, CustomStringConvertible {
     case enter(BeaconRegion)

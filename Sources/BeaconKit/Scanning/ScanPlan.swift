@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Which HCI scanning command family drives the controller: legacy (LE Set Scan Parameters / Enable,
 /// Core spec Vol 4, Part E, §7.8.10–§7.8.11) or extended (§7.8.64–§7.8.65). It is the same family as
 /// for advertising: a controller refuses to mix legacy and extended commands of either kind (§3.1.1).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What a scan is asked to do.
 public struct ScanConfiguration: Sendable {
     /// Regions to monitor and range; empty: range every iBeacon.

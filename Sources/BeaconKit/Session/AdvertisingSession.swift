@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Memory Capacity Exceeded: no free advertising set (Core spec Vol 1, Part F, §2.7).
 extension Status {
     public static let memoryCapacityExceeded = Status(rawValue: 0x07)

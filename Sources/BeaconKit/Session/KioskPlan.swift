@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One beacon of a kiosk with the options it is advertised with (per-beacon overrides already applied).
 public struct BeaconAdvertisement: Hashable, Sendable {
     public var beacon: IBeacon

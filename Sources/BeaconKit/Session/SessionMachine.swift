@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Where the session stands: one explicit phase with a typed reason. Text is rendered at the edge
 /// (`text(device:)`: the systemd STATUS, the state file, stderr).
 public enum SessionPhase: Equatable, Sendable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `--share`: whether beacon-tx's beacons become kernel advertising instances (MGMT) or own the
 /// controller's advertising through raw HCI.
 public enum ShareMode: String, Sendable, CaseIterable {

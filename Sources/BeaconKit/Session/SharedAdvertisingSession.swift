@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Why the sharing mode could not start or go on.
 public enum ShareError: Error, Equatable, Sendable, CustomStringConvertible {
     case mgmt(MGMTError)

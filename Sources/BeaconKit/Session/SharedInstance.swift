@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One advertising instance, several owners (issue 23): what the session keeps about the other owner
 /// of a single legacy advertising instance, and how long it fights it.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What one wait on a controller produced.
 public enum HCIReceive: Equatable, Sendable {
     /// One H4 event packet (`04 | code | plen | params`).

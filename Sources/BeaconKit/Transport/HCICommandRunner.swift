@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A command that did not complete, with where and why.
 public enum HCIError: Error, Equatable, Sendable, CustomStringConvertible {
     case transport(TransportError)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What one wait on the control channel produced.
 public enum MGMTReceive: Equatable, Sendable {
     /// One MGMT event packet (`code LE | index LE | plen LE | params`).

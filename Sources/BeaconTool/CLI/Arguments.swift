@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// One option a subcommand accepts. `--help`, the man page and the shell completions are all

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// sysexits(3) codes beacon-tx exits with.
 public enum ExitCode: Int32, Sendable {
     case success = 0

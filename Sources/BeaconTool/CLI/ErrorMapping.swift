@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// The error mapping: BeaconKit's and HCISocket's errors say what happened (call, device, opcode,

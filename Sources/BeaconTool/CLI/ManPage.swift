@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// beacon-tx(1), generated from the same tables as `--help` (every subcommand's summary, usage,
 /// options and examples; the root examples and exit codes), so the page cannot drift from the
 /// binary. `beacon-tx man` prints it; Docs/beacon-tx.1 is the committed copy (`make docs`).

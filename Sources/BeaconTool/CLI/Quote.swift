@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// How user input appears in messages and output: unprintable characters escaped, at most a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// bash, zsh and fish completions, generated from the same tables as `--help`: the commands and
 /// their summaries, every option with its help, and what each value takes (`OptionSpec.valueKind`:
 /// files, controller names from /sys/class/bluetooth, a fixed list, or free text).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `beacon-tx completions bash|zsh|fish`: prints the shell completion script (see `ShellCompletion`).
 enum CompletionsCommand: Subcommand {
     static let name = "completions"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// Shared live-path steps of start, stop, devices and scan: pick the device, bring it up, reset it,

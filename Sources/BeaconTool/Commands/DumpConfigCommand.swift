@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// `beacon-tx dump-config`: the effective settings (defaults < file < flags) as JSON, or its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// What the kernel's management interface says about a controller's advertising instances (the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// The foreground pump of `start`: one blocking wait for packets, signals and the session's next

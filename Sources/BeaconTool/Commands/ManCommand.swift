@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `beacon-tx man`: prints the beacon-tx(1) manual page as roff (see `ManPage`).
 enum ManCommand: Subcommand {
     static let name = "man"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// `beacon-tx scan --calibrate`: the RSSI of one beacon held at 1 m, and the `measuredPower` it

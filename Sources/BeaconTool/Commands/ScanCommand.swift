@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// `beacon-tx scan`: ranging and region monitoring with CoreLocation's semantics.

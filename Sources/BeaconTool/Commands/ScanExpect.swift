@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// `beacon-tx scan --expect CONFIG...`: a listener's audit of a fleet. The kiosks' own config files

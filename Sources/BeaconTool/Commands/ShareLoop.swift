@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// The foreground pump of the sharing mode (`--share`): one blocking wait on the control channel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// A single legacy advertising instance shared with the kernel's MGMT instances (issue 23): what a

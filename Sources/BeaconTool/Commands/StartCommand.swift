@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// `beacon-tx start`: advertise one or many iBeacons, or print the plan with `--dry-run`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// `beacon-tx status`: what the foreground sessions have on air, per device, from their state

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// `beacon-tx verify CAPTURE`: checks a btsnoop capture (`btmon -w`, Wireshark, or a dry run's)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// `verify`'s report, rendered: the text people read and the JSON scripts read, side by side, from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// Config files: JSON with comments allowed. The top-level keys are the `Setting.topLevel` table

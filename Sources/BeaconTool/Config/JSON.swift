@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// A small JSON reader and writer for config files and `--json` output, without Foundation

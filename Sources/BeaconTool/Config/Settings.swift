@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// One beacon as configured: the region, CoreLocation's identifier, and per-beacon overrides of the

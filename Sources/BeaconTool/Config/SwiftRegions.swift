@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// `dump-config --format swift`: the beacons of the effective config as CoreLocation regions an iOS

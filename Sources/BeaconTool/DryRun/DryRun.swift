@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// The dry-run formats of a plan (`Format`: text, hex, hcitool, json, btsnoop). Pure functions of (settings, plan) so tests can

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// Commands, events and advertising data as JSON, field by field under the spec's field names

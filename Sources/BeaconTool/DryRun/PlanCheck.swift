@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// `start --dry-run --check FILE`: the plan compared with a golden file written by an earlier dry

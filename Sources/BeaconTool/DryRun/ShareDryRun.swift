@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// The dry run of the sharing mode (`--share always`): the MGMT commands of a start and a stop, in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// Why the session re-armed, as the `reason` label of `beacon_tx_rearms_total`: a small fixed set

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The Prometheus text exposition format (version 0.0.4), as node_exporter's textfile collector
 /// reads it: per metric family one `# HELP`, one `# TYPE`, then its samples, one per line.
 ///

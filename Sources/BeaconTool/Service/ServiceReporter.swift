@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// What a foreground advertising session on one device tells its supervisor and `beacon-tx

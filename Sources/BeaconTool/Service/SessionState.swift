@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
 /// What a foreground `beacon-tx start` has on air on one device, as kept in its state file

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `hci_dev_info.type`: the low nibble is the bus (HCI_VIRTUAL …), bits 4–5 the controller type
 /// (HCI_PRIMARY 0, HCI_AMP 1), as the kernel's `hdev->bus | hdev->dev_type << 4`.
 func busDescription(typeField: UInt8) -> String {

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boot: main
 # `apt-get install ./beacon-tx_*.deb`, then `systemctl enable --now beacon-tx` with the shipped
 # /etc/beacon-tx/kiosk.json and no drop-in: the unit is active (READY once on air), and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boot: main
 # STATUS (sd_notify) of the running kiosk: `systemctl show -p StatusText beacon-tx` counts the
 # beacons of the config on air on hci0, and `systemctl status` shows it.

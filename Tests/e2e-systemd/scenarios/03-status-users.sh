@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boot: main
 # `beacon-tx status` needs no privilege: user nobody, a created monitoring user, and a
 # DynamicUser like the units' (systemd-run) all see hci0 on air with the unit's MainPID.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boot: main
 # `systemctl reload beacon-tx` after a changed minor in the config: the new minor is heard
 # within a few seconds and the old one is gone, in the same process (MainPID).

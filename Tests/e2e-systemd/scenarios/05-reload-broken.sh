@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boot: main
 # A reload with invalid JSON in the config: an error in `journalctl -p err -u beacon-tx`, the
 # unit stays active in the same process, and the old beacons stay on air.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boot: main
 # `bluetoothctl power off` then `power on` of hci0 under the running kiosk: silence while it is
 # off, the beacons back within a few seconds after power on, in the same process.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boot: main
 # `systemctl restart bluetooth` (bluetoothd powers the adapters off as it stops, and on again
 # as it starts): the beacons are back within a few seconds, in the same process.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boot: main
 # One owner per device: beside the running kiosk, a second `beacon-tx start --device hci0`
 # (foreground) and a `start --detach` are refused with exit 75 naming the kiosk's pid; the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boot: main
 # `systemctl stop beacon-tx`: the unit ends inactive (Result success, not failed) and nothing
 # is heard afterwards; `beacon-tx status --device hci0` then says nothing on air (exit 3).

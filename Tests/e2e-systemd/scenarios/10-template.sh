@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boot: main
 # The template instance beacon-tx@hci1 with /etc/beacon-tx/hci1.json (the kiosk's beacons
 # with major 21 ...): heard by the receiver on hci0, STATUS on hci1, `status` as nobody, and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boot: main
 # A config typo (a major of 70000) makes `systemctl start beacon-tx` fail with exit 65 and no
 # restart loop: the unit is failed once, NRestarts=0, and stays so past RestartSec.

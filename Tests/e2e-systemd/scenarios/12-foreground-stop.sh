@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boot: main
 # `beacon-tx stop --device hci0` beside a foreground kiosk started from a shell (not the
 # unit): stop ends that session (SIGTERM; it exits 0 after its stop plan), says so, and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boot: main
 # The packaged unit with SystemCallErrorNumber=kill (a copy, beacon-tx-seccomp.service, with
 # that one drop-in): a syscall outside the filter would kill the process with SIGSYS instead

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boot: main
 # `systemd-analyze security` of the installed units, inside the booted guest: overall
 # exposure at most 2.5 for beacon-tx.service and beacon-tx@hci1.service.

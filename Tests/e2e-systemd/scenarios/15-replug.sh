@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boot: main
 # The adapter unplugged and plugged back under the running kiosk (btvirt.service stopped,
 # started: new hci0 + hci1, like a USB dongle replugged): the kiosk, waiting for hci0 to

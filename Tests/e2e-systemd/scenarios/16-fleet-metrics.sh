@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boot: main
 # e2e-timeout: 420
 # Issue 22 under the package: `apt-get install ./beacon-tx_*.deb` beside Debian's

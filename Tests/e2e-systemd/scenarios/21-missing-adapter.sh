@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boot: late-adapter
 # The package installed and beacon-tx.service + beacon-tx@hci2.service enabled before boot,
 # no adapter at all (hci0 comes 20 s after multi-user.target, for 22-boot-race; hci2 never):

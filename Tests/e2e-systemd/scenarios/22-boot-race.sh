@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boot: late-adapter
 # The boot race: the adapter (btvirt's hci0 + hci1) appears 20 s after multi-user.target
 # (e2e-late-adapter.service); the enabled kiosk, waiting since boot, comes on air with nobody

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """config.py: reads and edits beacon-tx config files (JSON with // comments), independently of
 beacon-tx, for the systemd bed's expectations.
 

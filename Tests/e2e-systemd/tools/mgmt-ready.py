@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """mgmt-ready.py N SECS [PID]: waits until N controllers are in the kernel's mgmt index list (their
 setup is done: bluetoothd can see them); exit 0, or 1 after SECS with what is there.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Tests/e2e/rootcanal/bed.sh: RootCanal controllers for the e2e guest, sourced by vm/guest-run.
 # Google's RootCanal (the Android virtual controller) models the link layer as the Core spec writes

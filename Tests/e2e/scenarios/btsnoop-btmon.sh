@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # btsnoop-btmon (issue 2): `btmon -r` decodes a `--format btsnoop` dry-run capture: it shows the
 # LE Set Advertising Data command (legacy) / LE Set Extended Advertising Data (extended), the
 # iBeacon, and the synthetic Command Completes with Success; dates start at 2000-01-01.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # detach-then-stop (issue 4c): `start --detach` exits 0 leaving hci0 advertising (hci1 hears it);
 # `stop` disables it; a second `stop` also exits 0.
 # shellcheck source=SCRIPTDIR/../lib.sh

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # device-down-rearms (issue 8): a foreground `beacon-tx start` respects its controller going down
 # (`hciconfig hci0 down`: it waits, says so, and does not bring it up), and re-arms in the same
 # process when the controller comes up again.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # devices-json (issue 4g): `beacon-tx devices --json` lists hci0 and hci1, up, LE, with extended
 # advertising support, and each controller's address exactly as hciconfig prints it.
 # shellcheck source=SCRIPTDIR/../lib.sh

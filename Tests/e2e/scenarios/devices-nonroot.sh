@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # devices-nonroot (issue 10): as user nobody without capabilities, `devices` lists what the kernel
 # tells anyone (name, address, bus, up/down), exits 0, and says which fields need CAP_NET_RAW
 # (text: a note on stderr; JSON: "needCapNetRaw" lists the fields) instead of failing.

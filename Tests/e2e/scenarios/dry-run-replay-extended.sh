@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # dry-run-replay-extended: the hcitool lines of
 #   beacon-tx start --dry-run --format hcitool --controller extended ...
 # (an LE extended advertising set with a legacy PDU), replayed with bash as

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # dry-run-replay-legacy: the hcitool lines of
 #   beacon-tx start --dry-run --format hcitool --controller legacy ...
 # (legacy LE advertising commands), replayed with bash as printed, make hci0

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # fleet-prometheus (issue 22): the real node_exporter (textfile collector on our directory, loopback
 # only) serves what a 3-beacon kiosk on hci0 says (start --metrics), what a listener on hci1 hears
 # (scan --expect, with one expected beacon nobody advertises) and what beacon-tx status says every

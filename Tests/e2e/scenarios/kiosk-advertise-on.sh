@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # kiosk-advertise-on (issue 8): `bluetoothctl advertise on` (the kernel's instance 1) alongside our
 # set: both are heard, and beacon-tx does not re-arm (nothing of ours was touched). btvirt has three
 # sets: bluetoothd's handle 0, instance 1 and our 239.

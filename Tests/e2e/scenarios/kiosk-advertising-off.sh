@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # kiosk-advertising-off (issue 8): `btmgmt advertising off` makes the kernel send "Disable all
 # sets"; beacon-tx sees the command and re-arms.
 . "$(dirname "$0")/kiosk.inc"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # kiosk-bluetoothd-restart (issue 8): bluetoothd stopping powers every adapter off; starting it
 # powers them on again; the same beacon-tx process re-arms.
 . "$(dirname "$0")/kiosk.inc"

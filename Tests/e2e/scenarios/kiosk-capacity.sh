@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # kiosk-capacity (issue 8): with every advertising set of the controller taken by the kernel's
 # instances (btmgmt add-adv), start fails with Memory Capacity Exceeded, names the remedies,
 # exits 69 and leaves nothing of its own configured.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # kiosk-clr-adv (issue 8): `btmgmt clr-adv` removes the kernel's instances with "Disable all sets"
 # and LE Clear Advertising Sets, which deletes our set too; beacon-tx puts it back. (Without an
 # instance clr-adv sends nothing, so one is added first: bluetoothd's handle 0, instance 1 and our

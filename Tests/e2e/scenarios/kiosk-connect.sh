@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # kiosk-connect (issue 8): a central (l2test on hci1) connecting to a --connectable beacon ends
 # its advertising set (LE Advertising Set Terminated); after the disconnection beacon-tx
 # re-enables it in the same process. Runs last among the kiosk scenarios (bluetoothd 5.66 has

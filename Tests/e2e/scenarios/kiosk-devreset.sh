@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # kiosk-devreset (issue 8): HCIDEVRESET (what --reset and other tools send) resets the controller;
 # the same beacon-tx process puts its beacons back on air.
 . "$(dirname "$0")/kiosk.inc"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # kiosk-hciconfig-reset (issue 8): `hciconfig hci0 reset` (down, up, HCI Reset) is survived.
 . "$(dirname "$0")/kiosk.inc"
 k_setup bluetoothd

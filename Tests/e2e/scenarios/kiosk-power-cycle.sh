@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # kiosk-power-cycle (issue 8): `bluetoothctl power off` is respected (nothing on air, no HCIDEVUP
 # from beacon-tx), `power on` re-arms in the same process.
 . "$(dirname "$0")/kiosk.inc"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # kiosk-rotation-legacy (issue 8): three beacons with --controller legacy share one advertising
 # instance whose data is replaced every 200 ms while advertising stays enabled; each is heard.
 . "$(dirname "$0")/kiosk.inc"

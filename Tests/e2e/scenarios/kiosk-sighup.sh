@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # kiosk-sighup (issue 8): SIGHUP re-reads the config: the changed beacon (minor 2 -> 4) is updated
 # on its own set, the two others get no command at all; a bad file is logged and changes nothing.
 . "$(dirname "$0")/kiosk.inc"

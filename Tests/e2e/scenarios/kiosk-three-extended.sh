@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # kiosk-three-extended (issue 8): three beacons on an extended controller get
 # three advertising sets (239, 238, 237: clear of the kernel's handle 0 and instances 1...) and
 # are all heard on hci1 at once; SIGTERM disables and removes the three sets.

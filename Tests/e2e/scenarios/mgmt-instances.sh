@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # mgmt-instances (issue 23): beacon-tx reads the kernel's advertising instances over the control
 # channel (MGMT Read Advertising Features): after `btmgmt add-adv 1` and `2` (the numbers bluetoothd
 # and bluetoothctl take), `devices --json` lists instances 1 and 2 on hci0 and none on hci1; after

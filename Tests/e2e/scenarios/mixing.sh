@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # mixing: regression check of the bed's controller model. Once the kernel has
 # advertised through mgmt (btmgmt add-adv, which BlueZ does with LE extended
 # advertising commands on this controller), a raw legacy LE Set Advertising

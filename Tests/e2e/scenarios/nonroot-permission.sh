@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # nonroot-permission (issue 4e): as user nobody without capabilities, `start` exits 77 with the
 # remedy (root, or the service's capabilities) and nothing on stdout; with CAP_NET_RAW and CAP_NET_ADMIN as ambient capabilities
 # (what Config/beacon-tx.service grants) the same user advertises.

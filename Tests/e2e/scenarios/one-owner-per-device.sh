@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # one-owner-per-device (issue 18): beside a foreground kiosk on hci0, a second `start` (foreground
 # or --detach) exits 75 naming the kiosk's pid and sends nothing; `stop --device hci0` stops the
 # kiosk (SIGTERM; it runs its own stop plan and exits 0) and says so, and nothing is heard after.

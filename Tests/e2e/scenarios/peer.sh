@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # peer: the bed itself works. hci0 advertises the golden iBeacon (UUID
 # E2C56DB5-DFFB-48D2-B060-D0F5A71096E0, major 1, minor 2, measured power -59) with
 # plain legacy `hcitool cmd` commands; the independent scanner on hci1 must receive

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # quiet-while-advertising: a foreground `beacon-tx start` sleeps through another program's scanning on
 # the same controller: while hci0 scans and receives hci1's advertising reports, beacon-tx is not
 # woken (its voluntary context switches do not grow with the reports), and SIGTERM still stops it.

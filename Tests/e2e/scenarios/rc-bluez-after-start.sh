@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # e2e-controllers: rootcanal legacy-only
 # rc-bluez-after-start (issue 23, items 1 and 3): on a single-instance controller that bluetoothd
 # manages, a kernel instance added while beacon-tx runs (`btmgmt add-adv`) takes the instance once;

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # e2e-controllers: rootcanal legacy-only
 # rc-bluez-bed (issue 23): the bed for single-instance controllers: bluetoothd manages the
 # legacy-only RootCanal hci0, and the kernel rotates its own MGMT instances (`btmgmt add-adv`) on

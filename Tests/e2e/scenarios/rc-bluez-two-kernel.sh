@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # e2e-controllers: rootcanal legacy-only
 # e2e-timeout: 240
 # rc-bluez-two-kernel (issue 23, item 3: the fight budget): two kernel instances that the kernel

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # e2e-controllers: rootcanal few-sets
 # rc-few-sets (issue 20): RootCanal's LAIRD_BL654 preset has 4 advertising sets. A 6-beacon kiosk
 # with --controller extended falls back as README's Kiosk section says: LE Read Number of Supported

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # e2e-controllers: rootcanal default
 # rc-kiosk-rotation (issue 20): Config/museum.json with --controller legacy on RootCanal: one rotated
 # instance (dwell 200 ms) whose beacons share the top-level 100 ms interval (README "One instance,

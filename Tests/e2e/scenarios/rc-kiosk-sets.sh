@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # e2e-controllers: rootcanal default
 # rc-kiosk-sets (issue 20): Config/museum.json on three extended sets of RootCanal's DEFAULT
 # controller, measured at the receiver: each beacon at its own interval, museum-shop's "interval":

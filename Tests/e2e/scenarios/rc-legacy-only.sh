@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # e2e-controllers: rootcanal legacy-only
 # rc-legacy-only (issue 20): a controller without extended advertising (RootCanal DEFAULT with
 # le_extended_advertising: false, like a Raspberry Pi's): `devices --json` says so, `start` (auto)

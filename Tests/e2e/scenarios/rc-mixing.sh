@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # e2e-controllers: rootcanal default
 # rc-mixing (issue 20): RootCanal enforces the legacy/extended mixing rule (Core Vol 4, Part E,
 # §3.1.1) both ways, so beacon-tx meets Command Disallowed for real:

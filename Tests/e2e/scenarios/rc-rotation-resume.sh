@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # e2e-controllers: rootcanal legacy-only
 # rc-rotation-resume (issue 23, item 4): three beacons rotating every 200 ms on the one legacy
 # instance, disrupted every 0.6 s by another program's HCI Reset (each one re-armed after the 250 ms

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # e2e-controllers: rootcanal default
 # rc-scan (issue 20): `beacon-tx scan` on hci1 (a RootCanal controller) ranges the beacon that
 # `beacon-tx start` puts on air on hci0: an enter event, then range updates about once a second

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # e2e-controllers: rootcanal legacy-only
 # e2e-timeout: 300
 # rc-share (issue 23): the sharing mode on the single-instance controller bluetoothd manages. With a

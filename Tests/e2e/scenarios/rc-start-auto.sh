@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # e2e-controllers: rootcanal default
 # rc-start-auto (issue 20): `start --controller auto` on RootCanal is heard at every advertising event,
 # sends exactly its dry run, and `verify` passes on its live capture (see rc-start.inc).

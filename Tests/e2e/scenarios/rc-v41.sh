@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # e2e-controllers: rootcanal v41
 # rc-v41 (issue 20): a Core 4.1 controller (RootCanal, legacy-only, behind tools/v41proxy.py, which
 # reports HCI 4.1 and answers 0x12 to a non-connectable legacy interval below 100 ms as 4.x

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # readme-ci (issue 14): README's "Checking beacons in CI" blocks, run word for word: the JSON plan,
 # the golden check (and its failing case), and a btmon -w capture of a live start verified against
 # the config. kiosk.json is Config/kiosk.json; `sudo` is a pass-through (the guest runs as root).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # release-static (issue 12): the static release binary (`make release`, .build/static/beacon-tx),
 # copied alone to the guest's tmpfs, runs there: `ldd` calls it "not a dynamic executable",
 # `devices --json` prints hci0's address as hciconfig does (no libbluetooth ba2str), and

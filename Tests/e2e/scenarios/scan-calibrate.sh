@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # scan-calibrate (issue 13): `scan --calibrate` on hci1 hears the beacon `start` puts on hci0, but
 # btvirt reports every RSSI as 127 (not available): exit 69 with that explanation, no statistics,
 # and scanning is off again on hci1.

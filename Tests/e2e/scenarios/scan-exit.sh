@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # scan-exit (issue 5d): `exit` follows --exit-timeout after the advertiser stops, and not while it
 # is on air (checked against the scan's own JSON times). btvirt forwards advertising only when it is enabled, so hci0 re-enables its legacy
 # advertising every second for 6 s (longer than the 3 s exit timeout): a new report each time keeps

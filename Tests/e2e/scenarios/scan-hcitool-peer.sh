@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # scan-hcitool-peer (issue 5a): plain `hcitool cmd` advertises the golden iBeacon on hci0;
 # `beacon-tx scan --device hci1 --json` reports its uuid, major, minor and measured power exactly.
 # shellcheck source=SCRIPTDIR/../lib.sh

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # scan-region-filter (issue 5c): a --region that does not match (other major) filters the golden
 # beacon out: no range and no enter line, while a matching scan alongside sees it.
 # shellcheck source=SCRIPTDIR/../lib.sh

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # scan-sees-start (issue 5b): `beacon-tx start` on hci0 (auto, then legacy) is seen by
 # `beacon-tx scan` on hci1; scanning is off again after the scan's SIGTERM.
 # shellcheck source=SCRIPTDIR/../lib.sh

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # service-notify (issue 9): `beacon-tx start` under a stand-in for systemd: a notify listener as
 # $NOTIFY_SOCKET (Tests/e2e/tools/notify-listen.py), $RUNTIME_DIRECTORY, $WATCHDOG_USEC and a
 # $JOURNAL_STREAM naming its stderr. Through start, a power cycle of hci0, SIGHUP with a config

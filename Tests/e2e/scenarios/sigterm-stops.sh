@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # sigterm-stops (issue 4b): SIGTERM to a foreground `beacon-tx start` (legacy and extended) makes
 # the last advertising-enable command on hci0 a disable, and the exit code is 0.
 # shellcheck source=SCRIPTDIR/../lib.sh

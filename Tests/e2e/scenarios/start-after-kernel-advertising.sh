@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # start-after-kernel-advertising (issue 4d): after `btmgmt add-adv` made the kernel advertise (a raw
 # legacy 0x2006 now gets Command Disallowed), `beacon-tx start --controller legacy` and
 # `--controller auto` each put the iBeacon on air (hci1 hears the golden data), and auto uses

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # start-auto (issue 4a): `beacon-tx start` on hci0 with the default --controller auto picks
 # extended advertising (btvirt supports it) and hci1 receives exactly the golden bytes.
 # shellcheck source=SCRIPTDIR/../lib.sh

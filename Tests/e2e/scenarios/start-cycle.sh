@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # start-cycle (issue 13): `start --cycle 2:2:2` is on air for 2 s, off for 2 s, on, off, then exits 0.
 # Each phase change is timed from beacon-tx's own notes (each within 2 +- 1 s of the previous; the
 # first only at most 3 s after `start` was seen on air, which the bed notices late under TCG), and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # start-duration (issue 13): `start --duration 3` advertises, then stops cleanly and exits 0; the
 # receiver on hci1 hears the beacon before and nothing afterwards.
 . "$(dirname "$0")/kiosk.inc"

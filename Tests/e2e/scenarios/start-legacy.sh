@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # start-legacy (issue 4a): `beacon-tx start --controller legacy` on hci0 sends legacy commands
 # only and hci1 receives exactly the golden bytes.
 # shellcheck source=SCRIPTDIR/../lib.sh

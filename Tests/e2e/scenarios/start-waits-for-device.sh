@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # start-waits-for-device (issue 18): `start --device hci2` before hci2 exists waits for it (a USB
 # dongle or a UART controller that appears late), sleeping on the kernel's device events, and goes
 # on air by itself when the controller appears: hci3 on the same virtual air hears the golden bytes.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # unknown-device (issue 4h): `--device hci9 --device-timeout 0` exits 69 at once with one line naming
 # the devices that exist (without --device-timeout 0, start waits for hci9: start-waits-for-device).
 # shellcheck source=SCRIPTDIR/../lib.sh

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # verify-clr-adv (issue 14): `btmgmt clr-adv` after `start --detach` (nothing re-arms): verify exits 1
 # and reports that the beacon went off, the HCI command that did it and btmgmt's MGMT command. Then
 # the same with a foreground kiosk: it re-arms, so verify passes and shows off, then on again.

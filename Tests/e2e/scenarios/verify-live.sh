@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # verify-live (issue 14): `btmon -w` captures a live `start --config` of two beacons on hci0 (heard on
 # hci1) that SIGTERM stops; `verify CAPTURE --config` with the same config exits 0, shows both sets
 # on air and stopped by beacon-tx's stop plan; `--json` parses and says the same.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # verify-minor-mismatch (issue 14): a capture of a live `start` of minors 1 and 2, verified with a
 # config whose second minor is 3: exit 1, and stdout and the stderr line name the iBeacon minor.
 . "$(dirname "$0")/verify.inc"

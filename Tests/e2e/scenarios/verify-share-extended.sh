@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # verify-share-extended (issue 23): the sharing mode on an extended controller (btvirt, no
 # bluetoothd, LE switched on through MGMT as bluetoothd would): `start --share always` makes two beacons kernel advertising instances, from which the
 # kernel derives LE Set Extended Advertising commands on sets of the instances' numbers. Both are

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """hcilog: lists the HCI commands in a btmon capture, with the status the controller returned.
 
     hcilog.py [--settle] [--events] [--since TEXT] FILE [hciN]

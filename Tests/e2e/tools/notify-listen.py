@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """notify-listen: a stand-in for systemd's notify socket (sd_notify), for e2e scenarios.
 
     notify-listen.py SOCKET_PATH LOG_FILE

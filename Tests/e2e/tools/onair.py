@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """onair: what a receiver heard, from rawscan.py --clock logs (the e2e bed's on-air figures).
 
     onair.py SCANLOG [--since T] [--until T] [--addr ADDR] [--dwell MS] [--after T] [--json]

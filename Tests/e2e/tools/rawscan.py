@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """rawscan: an LE scanner over a raw HCI socket, independent of beacon-tx and BlueZ tools.
 
     rawscan.py [--active] [--clock] [--mode auto|legacy|extended] [--duration S] hciN

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """v41proxy: an H4-over-TCP proxy that makes a RootCanal controller look like a Core 4.1 one.
 
     v41proxy.py LISTEN_PORT CONTROLLER_PORT [HCI_VERSION]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Tests/e2e/vm/kernel.sh: Debian's kernel for the qemu guests, sourced by Tests/e2e/run and
 # Tests/e2e-systemd/run. Needs CACHE (a folder outside the repository) and the caller's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Swift side of the scan-decode benchmark (see ../../RESULTS.md and scripts/bench-scan).
 //
 // Reads the payload file of gen_payloads.py (one advertisement a line: kind, H4 event hex,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scan-session cost with a crowd: IDENTITIES distinct iBeacons, each advertising once per simulated
 // second for SECONDS seconds, fed as H4 LE Advertising Report events to `ScanSession.receive` (parse,
 // health check, ranging, monitoring, 1 Hz throttle) with a `tick` after every event, as `scan` pumps.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #ifndef BEACON_TX_CFUZZERDRIVER_H
 #define BEACON_TX_CFUZZERDRIVER_H
 #include <stddef.h>
