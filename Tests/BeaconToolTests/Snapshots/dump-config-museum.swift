@@ -1,4 +1,3 @@
-// SPDX-License-Identifier: Apache-2.0
 // The iBeacon regions of beacon-tx's effective config (beacon-tx dump-config --format swift).
 // Monitor them with CLLocationManager.startMonitoring(for:) (at most 20 regions per app), and
 // range a region's beacons with startRangingBeacons(satisfying: region.beaconIdentityConstraint).
