@@ -203,13 +203,15 @@ enum Validate {
         return u
     }
 
+    static let identifierLength = 256
+
     /// A region identifier: printable text only (it is shown in dry runs and logs, one line each).
     static func identifier(_ field: String, _ text: String, code: ExitCode = .usage) throws(CLIError) -> String {
         if let u = Quote.firstUnprintable(text) {
             throw CLIError(code, "\(field): \(Quote.user(text)) contains the unprintable character \(Quote.codePoint(u)) (accepted: printable text)")
         }
-        guard text.unicodeScalars.count <= 256 else {
-            throw CLIError(code, "\(field): \(Quote.user(text)) is longer than 256 characters")
+        guard text.unicodeScalars.count <= identifierLength else {
+            throw CLIError(code, "\(field): \(Quote.user(text)) is longer than \(identifierLength) characters")
         }
         return text
     }

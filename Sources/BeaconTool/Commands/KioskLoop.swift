@@ -168,7 +168,9 @@ struct KioskLoop {
                      + (summary.restarted ? " (all restarted: the layout changed)" : ""))
             return true
         } catch {
-            ctx.log(.error, "beacon-tx: reload: \(CLIError(error, device: session.name).message); the previous beacons stay on air")
+            let e: CLIError
+            if case let .plan(p) = error { e = new.planError(p) } else { e = CLIError(error, device: session.name) }
+            ctx.log(.error, "beacon-tx: reload: \(e.message); the previous beacons stay on air")
             return false
         }
     }

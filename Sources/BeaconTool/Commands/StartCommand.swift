@@ -83,7 +83,12 @@ enum StartCommand: Subcommand {
             }
             var entries: [BeaconEntry] = []
             for text in list { entries.append(try beaconFlag(text)) }
+            if let (first, second) = ConfigFile.firstDuplicate(entries) {
+                throw .usage("--beacon \(list[second]) (the \(ordinal(second + 1))) repeats the \(ordinal(first + 1)) (\(ConfigFile.identity(entries[second]))): "
+                             + "each beacon needs its own uuid, major and minor")
+            }
             s.beacons = entries
+            s.origin.flag("beacons")
             return
         }
         let uuid = try a.value("--uuid").map { (t: String) throws(CLIError) in try Validate.uuid("--uuid", t) }
@@ -102,15 +107,23 @@ enum StartCommand: Subcommand {
             b.measuredPower = power ?? b.measuredPower
             b.identifier = identifier ?? b.identifier
             s.beacons = [b]
+            s.origin.flag("beacons")
         } else if uuid != nil || major != nil || minor != nil {
             guard let uuid else { throw .usage("--uuid is required with --major/--minor (or use --config FILE)") }
             guard let major else { throw .usage("--major is required (0–65535)") }
             guard let minor else { throw .usage("--minor is required (0–65535)") }
             s.beacons = [BeaconEntry(identifier: identifier, uuid: uuid, major: major, minor: minor,
                                      measuredPower: power ?? Settings.defaultMeasuredPower)]
+            s.origin.flag("beacons")
         } else if anyBeaconFlag {
             throw .usage("--power/--identifier need a beacon: give --uuid, --major and --minor, or --config FILE")
         }
+    }
+
+    /// 1st, 2nd, 3rd, 4th, … 11th, 12th, 13th, 21st.
+    static func ordinal(_ n: Int) -> String {
+        let suffix = (11...13).contains(n % 100) ? "th" : [1: "st", 2: "nd", 3: "rd"][n % 10] ?? "th"
+        return "\(n)\(suffix)"
     }
 
     /// `UUID:MAJOR:MINOR[:POWER]`.
@@ -136,7 +149,7 @@ enum StartCommand: Subcommand {
         let device = s.deviceName ?? "hci0"
         if s.share == .always { return try shareDryRun(s, a, format, device: device, ctx) }
         let plan: KioskPlan
-        do { plan = try KioskPlan(s.kiosk, family: s.controller ?? .legacy) } catch { throw CLIError(.usage, error.description) }
+        do { plan = try KioskPlan(s.kiosk, family: s.controller ?? .legacy) } catch { throw s.planError(error) }
         if let golden = a.path("--check") {
             for other in ["--format", "--output"] where a.has(other) {
                 throw .usage("--check compares in the golden file's own format and prints only differences; drop \(other)")
@@ -158,7 +171,7 @@ enum StartCommand: Subcommand {
     /// `--share always --dry-run`: the MGMT plan, as text or JSON.
     static func shareDryRun(_ s: Settings, _ a: ParsedArguments, _ format: Format, device: String, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         if a.has("--check") { throw .usage("--check compares HCI plans; the --share always plan is MGMT commands (compare its --format json)") }
-        if s.cycle != nil { throw .usage("--cycle needs raw HCI (it disables the beacons' instance); the --share always mode takes --duration only") }
+        if let e = s.shareCycleError { throw e }
         let plan = ShareDryRun.plan(s)
         guard let output = format.render(s, plan, device: device) else {
             let mgmt = Format.allCases.filter { $0.render(s, plan, device: device) != nil }.map(\.rawValue)
@@ -195,9 +208,7 @@ enum StartCommand: Subcommand {
         if detach, s.share == .always {
             throw .usage("--share always needs the foreground session (without --detach): it re-adds the kernel instances the kernel forgets and removes them at stop")
         }
-        if s.share == .always, s.cycle != nil {
-            throw .usage("--cycle needs raw HCI (it disables the beacons' instance); the --share always mode takes --duration only")
-        }
+        if let e = s.shareCycleError { throw e }
         if detach, !s.schedule.isEmpty {
             throw .usage("--duration/--cycle need the foreground session (without --detach): nothing would switch the beacons off")
         }
@@ -262,7 +273,10 @@ enum StartCommand: Subcommand {
         kiosk.schedule = s.schedule
         kiosk.kernelInstances = SharedInstanceHandBack.kernelInstances(session, family: family, timeout: s.timeoutMilliseconds,
                                                                        verbose: a.has("--verbose"), ctx)
-        do { try kiosk.start() } catch { throw CLIError(error, device: session.name) }
+        do { try kiosk.start() } catch {
+            if case let .plan(p) = error { throw s.planError(p) }
+            throw CLIError(error, device: session.name)
+        }
         ctx.note(onAirText(kiosk, s))
         planNotes(kiosk, s, ctx)
         if detach {

@@ -72,6 +72,8 @@ struct Settings: Equatable, Sendable {
     /// `--metrics FILE`: the Prometheus textfile a foreground session keeps up to date; nil = none.
     var metrics: FilePath?
     var beacons: [BeaconEntry] = []
+    /// Which values came from the config file and which from flags (for checks across settings).
+    var origin = SettingOrigin()
 
     /// Duration and cycle in the session's terms.
     var schedule: AdvertisingSchedule {
@@ -101,6 +103,7 @@ struct Settings: Equatable, Sendable {
     /// Applies the flags of `settings` that `a` carries (flags over file).
     mutating func apply(_ settings: [Setting], from a: ParsedArguments) throws(CLIError) {
         for s in settings where a.declares(s.flag) {
+            if a.has(s.flag) || (s.negativeFlag.map { a.declares($0) && a.has($0) } ?? false) { origin.flag(s.key) }
             if case .path = s.kind {
                 // File names stay bytes (never required to be UTF-8).
                 if let p = a.path(s.flag) { try s.apply(&self, p.bytes == Array("default".utf8) ? .byDefault : .path(p)) }
@@ -112,6 +115,66 @@ struct Settings: Equatable, Sendable {
                 try s.apply(&self, .bool(false))
             }
         }
+    }
+}
+
+/// Where the effective settings came from: the config keys the file set (and no flag replaced), and
+/// the keys flags set. A check across several settings reports bad data in the file (exit 65, naming
+/// the file and the key) when no flag took part, and a usage error (64) otherwise.
+struct SettingOrigin: Equatable, Sendable {
+    /// `config FILE`, as messages name it; nil = no config file.
+    var file: String?
+    private(set) var fileKeys: Set<String> = []
+    private(set) var flagKeys: Set<String> = []
+
+    mutating func file(_ key: String) { fileKeys.insert(key) }
+    mutating func flag(_ key: String) {
+        fileKeys.remove(key)
+        flagKeys.insert(key)
+    }
+
+    /// The error of a check across `keys` (the one to change first leading): the file's message for
+    /// its first key when the file set one of them and no flag did, else `flagMessage`.
+    func error(_ keys: [String], file fileMessage: (String) -> String, flags flagMessage: String) -> CLIError {
+        guard let file, !keys.contains(where: flagKeys.contains), let key = keys.first(where: fileKeys.contains) else {
+            return .usage(flagMessage)
+        }
+        return .data("\(file): \(key): \(fileMessage(key))")
+    }
+}
+
+extension Settings {
+    /// A plan the settings cannot make (a rotation shorter than the interval, too many beacons for
+    /// the handles): bad data in the config file, or a usage error when flags asked for it.
+    func planError(_ e: KioskPlan.PlanError) -> CLIError {
+        switch e {
+        case .noBeacons:
+            return origin.error(["beacons"], file: { _ in "no beacon to advertise" }, flags: e.description)
+        case let .rotationShorterThanInterval(rotation, interval):
+            let ms = JSON.format(interval)
+            let why = "a beacon would be replaced before it is sent"
+            return origin.error([Setting.rotation.key, Setting.interval.key, "beacons"], file: { key in
+                switch key {
+                case Setting.rotation.key:
+                    return "\(rotation) ms is shorter than the advertising interval \(ms) ms: \(why) "
+                        + "(accepted \(ms)–\(KioskConfiguration.rotationRange.upperBound) ms with this interval)"
+                case Setting.interval.key:
+                    return "\(ms) ms is longer than the rotation \(rotation) ms: \(why) (accepted 20–\(rotation) ms with this rotation)"
+                default:
+                    return "the rotated beacons' interval \(ms) ms is longer than the rotation \(rotation) ms: \(why) (give rotation \(ms) or more)"
+                }
+            }, flags: e.description)
+        case .handlesExhausted:
+            return origin.error([Setting.advertisingSet.key, "beacons"], file: { _ in e.description }, flags: e.description)
+        }
+    }
+
+    /// `--share always` with `--cycle`: the kernel's instances cannot be switched off and on.
+    var shareCycleError: CLIError? {
+        guard share == .always, cycle != nil else { return nil }
+        return origin.error([Setting.cycle.key, Setting.share.key],
+                            file: { _ in "needs raw HCI (it disables the beacons' instance); with \"share\": \"always\" take \"duration\" only" },
+                            flags: "--cycle needs raw HCI (it disables the beacons' instance); the --share always mode takes --duration only")
     }
 }
 
@@ -166,6 +229,8 @@ struct Setting: Sendable {
     let placeholder: String
     let help: String
     let kind: Kind
+    /// What JSON `null` (the flag value `default`) means for this key, for beacon-tx.json(5).
+    var nullMeans = "the default"
     let apply: @Sendable (inout Settings, SettingValue) throws(CLIError) -> Void
     let read: @Sendable (Settings) -> JSON
 
@@ -249,7 +314,7 @@ extension Setting {
 
     static let device = Setting(
         key: "device", flag: "--device", placeholder: "hciN", help: "controller (default: the first LE controller; hci0 in dry runs)",
-        kind: .device, apply: { s, v in s.device = v.int.map { UInt16(clamping: $0) } }, read: { s in s.deviceName.map(JSON.string) ?? .null })
+        kind: .device, nullMeans: "the first LE controller (hci0 in dry runs)", apply: { s, v in s.device = v.int.map { UInt16(clamping: $0) } }, read: { s in s.deviceName.map(JSON.string) ?? .null })
 
     static let interval = Setting(
         key: "interval", flag: "--interval", placeholder: "ms",
@@ -266,19 +331,19 @@ extension Setting {
     static let txPower = Setting(
         key: "txPower", flag: "--tx-power", placeholder: "dBm",
         help: "requested tx power, -127–20, or 'default' for no preference (extended advertising only)",
-        kind: .integer(AdvertisingOptions.txPowerRange, unit: "dBm"),
+        kind: .integer(AdvertisingOptions.txPowerRange, unit: "dBm"), nullMeans: "no preference (the controller chooses)",
         apply: { s, v in s.txPower = v.int.map { Int8(clamping: $0) } }, read: { s in s.txPower.map { .number(Double($0)) } ?? .null })
 
     static let controller = Setting(
         key: "controller", flag: "--controller", placeholder: "FAMILY",
-        help: "auto, legacy or extended (default auto: extended when supported)", kind: .choice(["auto", "legacy", "extended"]),
+        help: "auto, legacy or extended (default auto: extended when supported)", kind: .choice(["auto", "legacy", "extended"]), nullMeans: "auto",
         apply: { s, v in s.controller = v.text.flatMap(AdvertisingFamily.init(rawValue:)) },
         read: { s in .string(s.controller?.rawValue ?? "auto") })
 
     static let share = Setting(
         key: "share", flag: "--share", placeholder: "MODE",
         help: "never, always or auto: make the beacons kernel advertising instances (MGMT), rotated by the kernel with bluetoothd's and other programs' (default auto: share when the controller has one advertising instance and the kernel already has instances on it)",
-        kind: .choice(ShareMode.allCases.map(\.rawValue)),
+        kind: .choice(ShareMode.allCases.map(\.rawValue)), nullMeans: "auto",
         apply: { s, v in s.share = v.text.flatMap(ShareMode.init(rawValue:)) ?? .auto },
         read: { s in .string(s.share.rawValue) })
 
@@ -291,7 +356,7 @@ extension Setting {
     static let advertisingSet = Setting(
         key: "advertisingSet", flag: "--advertising-set", placeholder: "N",
         help: "first extended advertising set (handle) to use, 0–239; beacon i gets N+i (default: 239 downwards)",
-        kind: .integer(advertisingSetRange, unit: ""),
+        kind: .integer(advertisingSetRange, unit: ""), nullMeans: "beacon-tx picks sets 239, 238, … (clear of the kernel's handle 0 and its MGMT instances)",
         apply: { s, v in s.advertisingSet = v.int.map { UInt8(clamping: $0) } },
         read: { s in s.advertisingSet.map { .number(Double($0)) } ?? .null })
 
@@ -318,20 +383,20 @@ extension Setting {
     static let duration = Setting(
         key: "duration", flag: "--duration", placeholder: "s",
         help: "advertise for this long, then stop cleanly and exit 0, 1–31536000 s (default: until stopped)",
-        kind: .integer(1...31_536_000, unit: "s"),
+        kind: .integer(1...31_536_000, unit: "s"), nullMeans: "until stopped",
         apply: { s, v in s.durationSeconds = v.int }, read: { s in s.durationSeconds.map { .number(Double($0)) } ?? .null })
 
     static let cycle = Setting(
         key: "cycle", flag: "--cycle", placeholder: "ON:OFF[:COUNT]",
         help: "on for ON s, off (disabled on the controller) for OFF s, COUNT times or forever, then exit 0",
-        kind: .cycle,
+        kind: .cycle, nullMeans: "always on",
         apply: { s, v in if case let .cycle(c) = v { s.cycle = c } else { s.cycle = nil } },
         read: { s in s.cycle.map { .string($0.text) } ?? .null })
 
     static let metrics = Setting(
         key: "metrics", flag: "--metrics", placeholder: "FILE",
         help: "keep a Prometheus textfile of what is on air (node_exporter's textfile collector, e.g. /var/lib/prometheus/node-exporter/beacon-tx.prom), rewritten atomically on each change, never periodically",
-        kind: .path,
+        kind: .path, nullMeans: "no metrics file",
         apply: { s, v in if case let .path(p) = v { s.metrics = p } else { s.metrics = nil } },
         read: { s in s.metrics.map { .string(String(decoding: $0.bytes, as: UTF8.self)) } ?? .null })
 
