@@ -74,11 +74,14 @@ _beacon_tx() {
         --share) COMPREPLY=($(compgen -W 'never always auto' -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'json swift' -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --share --timeout --advertising-set --random-address-per-set --no-random-address-per-set --rotation --device-timeout --duration --cycle --metrics --format --help' -- "$cur")) ;;
+        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --share --timeout --advertising-set --random-address-per-set --no-random-address-per-set --rotation --device-timeout --duration --cycle --metrics --format --schema --help' -- "$cur")) ;;
     completions)
         COMPREPLY=($(compgen -W '--help bash zsh fish' -- "$cur")) ;;
     man)
-        COMPREPLY=($(compgen -W '--help' -- "$cur")) ;;
+        case $prev in
+        --section) COMPREPLY=($(compgen -W '1 5' -- "$cur")); return ;;
+        esac
+        COMPREPLY=($(compgen -W '--section --help' -- "$cur")) ;;
     esac
 }
 complete -F _beacon_tx beacon-tx

@@ -4,11 +4,14 @@ import BeaconKit
 import Foundation
 import Testing
 
-/// The man page and the shell completions are generated from the option tables of `--help`;
-/// Docs/ holds the committed copies (`make docs` regenerates them).
+/// The man pages, the config schema and the shell completions are generated from the option
+/// tables of `--help` and the Setting table; Docs/ holds the committed copies (`make docs`
+/// regenerates them).
 @Suite struct GeneratedDocsTests {
     static let copies: [(args: [String], path: String)] = [
         (["man"], "Docs/beacon-tx.1"),
+        (["man", "--section", "5"], "Docs/beacon-tx.json.5"),
+        (["dump-config", "--schema"], "Docs/config.schema.json"),
         (["completions", "bash"], "Docs/completions/beacon-tx.bash"),
         (["completions", "zsh"], "Docs/completions/_beacon-tx"),
         (["completions", "fish"], "Docs/completions/beacon-tx.fish"),

@@ -13,17 +13,29 @@ import Testing
         return path
     }
 
-    /// README's config-key table lists the table's keys in `dump-config` order, then `beacons`
-    /// with every key a beacon takes (it lacked deviceTimeout, duration and cycle).
-    @Test func readmeConfigKeyTableMatchesTheSettingTable() throws {
-        let readme = try String(contentsOfFile: repoPath("README.md"), encoding: .utf8)
-        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let header = try #require(lines.firstIndex(of: "| key | type | meaning |"))
-        let rows = Array(lines[(header + 2)...].prefix { $0.hasPrefix("| `") })
-        let keys = rows.map { String($0.dropFirst(3).prefix { $0 != "`" }) }
-        #expect(keys == ConfigFile.topLevelKeys)
-        let beacons = try #require(rows.last)
-        for key in ConfigFile.beaconKeys { #expect(beacons.contains(key + "?") || beacons.contains(key + ","), "\(key)") }
+    /// beacon-tx.json(5) lists the table's keys in `dump-config` order, then `beacons`, then every
+    /// key a beacon takes, each with its type, range, default and meaning (it was README's key table,
+    /// which lacked deviceTimeout, duration and cycle).
+    @Test func configReferenceListsEveryKeyOfTheSettingTable() throws {
+        let page = ConfigReference.render()
+        let lines = page.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var keys: [String] = []
+        for (i, line) in lines.enumerated() where line == ".TP" && i + 1 < lines.count && lines[i + 1].hasPrefix("\\fB") {
+            keys.append(String(lines[i + 1].dropFirst(3).prefix { $0 != "\\" }).replacingOccurrences(of: "\\-", with: "-"))
+        }
+        let start = try #require(keys.firstIndex(of: "device"))
+        #expect(Array(keys[start...].prefix(ConfigFile.topLevelKeys.count)) == ConfigFile.topLevelKeys)
+        #expect(Array(keys[(start + ConfigFile.topLevelKeys.count)...].prefix(ConfigFile.beaconKeys.count)) == ConfigFile.beaconKeys)
+        for s in Setting.topLevel {
+            let entry = ConfigReference.entry(s).joined(separator: "\n")
+            #expect(page.contains(entry), "\(s.key)")
+            #expect(entry.contains(ManPage.roff(s.help)) && entry.contains(ManPage.roff(s.flag)), "\(s.key)")
+            if case .bool = s.kind {} else { #expect(entry.contains(ManPage.roff("Range: " + s.rangeText)), "\(s.key)") }
+            #expect(entry.contains("Default (absent or null): "), "\(s.key)")
+        }
+        #expect(page.contains("\\fBrotation\\fR (\\fIinteger or null\\fR)\nd") && page.contains(ManPage.roff("Default (absent or null): 200.")))
+        #expect(page.contains(ManPage.roff("Default (absent or null): until stopped.")))
+        for f in ConfigFile.beaconFields { #expect(page.contains(ManPage.roff(f.meaning)), "\(f.key)") }
     }
 
     /// `--cycle` was kept as text and parsed again: " 30:060" passed the check, then the schedule

@@ -40,6 +40,8 @@ enum ManPage {
         page += BeaconTX.examples.map(roff)
         page.append(".fi")
         page.append(".SH FILES")
+        page.append(paragraph("Paths as the Debian package installs them; make install puts the same under PREFIX (/usr/local: "
+                              + "/usr/local/share/doc/beacon-tx/examples/, /usr/local/share/beacon-tx/, /usr/local/lib/systemd/system/)."))
         for (path, what) in files {
             page += [".TP", ".I " + roff(path), roff(what)]
         }
@@ -67,17 +69,27 @@ enum ManPage {
             + "its options with --help; this page lists the same.",
     ]
 
-    static let files: [(String, String)] = [
-        ("/etc/beacon-tx/kiosk.json", "the beacon the beacon-tx service advertises (JSON; see dump-config)"),
-        ("/etc/beacon-tx/hciN.json", "the beacons of the per-adapter service beacon-tx@hciN"),
-        ("/etc/beacon-tx/minimal.json", "the smallest config: uuid, major and minor"),
-        ("beacon-tx.service, beacon-tx@.service", "the systemd units: start in the foreground (Type=notify), "
-            + "as a dynamic user with only CAP_NET_RAW and CAP_NET_ADMIN"),
+    /// The config files and what the package installs for them (scripts/install, scripts/make-deb;
+    /// scripts/check-docs looks for every absolute path here in the built package). Both pages list them.
+    static let configFiles: [(String, String)] = [
+        ("/etc/beacon-tx/kiosk.json", "the config of beacon-tx.service (beacon-tx.json(5)); the package installs the example kiosk "
+            + "beacon there as a conffile, so local edits survive upgrades, and make install never overwrites it"),
+        ("/etc/beacon-tx/hciN.json", "the config of the per-adapter service beacon-tx@hciN (not installed: copy an example)"),
+        ("/usr/share/doc/beacon-tx/examples/", "example configs: minimal.json (the smallest config: uuid, major and minor) and "
+            + "kiosk.json (the kiosk beacon as installed)"),
+        ("/usr/share/beacon-tx/config.schema.json", "the JSON Schema of config files, for editors (\"$schema\"); "
+            + "beacon-tx dump-config --schema prints the same"),
+    ]
+
+    static let files: [(String, String)] = configFiles + [
+        ("/usr/lib/systemd/system/beacon-tx.service", "the kiosk service: start --config /etc/beacon-tx/kiosk.json in the foreground (Type=notify), "
+            + "as a dynamic user with only CAP_NET_RAW and CAP_NET_ADMIN; beacon-tx@.service is the same per adapter"),
+        ("/usr/lib/systemd/system/beacon-tx-status.timer", "every 15 s, beacon-tx-status.service writes status --metrics for node_exporter's textfile collector"),
         ("/run/beacon-tx/", "the state files status reads (one per device; the units' RuntimeDirectory), and the metrics files a unit cannot write where its config's metrics says, which status --metrics publishes beside its own file"),
     ]
 
     static let seeAlso: [(name: String, section: Int)] = [
-        ("btmon", 1), ("btmgmt", 1), ("hciconfig", 1), ("systemd.service", 5),
+        ("beacon-tx.json", 5), ("btmon", 1), ("btmgmt", 1), ("hciconfig", 1), ("systemd.service", 5),
     ]
 
     /// `.TP` tag: the option in bold, its value placeholder in italics.
