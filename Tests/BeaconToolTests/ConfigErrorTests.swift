@@ -117,3 +117,18 @@ func goldenBeacons(_ minors: [Int], extra: String = "") -> String {
         #expect(start(#"{"beacons": \#(beacons([2], extra: #", "$schema": "x""#))}"#).code == 65)
     }
 }
+
+/// A live start refuses the same file the same way, before any advertising command is sent.
+@Suite struct ConfigErrorLiveTests {
+    @Test func liveStartNamesTheFileAndTheKey() {
+        let path = kioskFile(#"{"rotation": 50, "beacons": \#(goldenBeacons([1, 2]))}"#)
+        let fake = ScriptedController(Controllers.probe(extended: false))
+        let h = FakeHost(devices: [Controllers.device(0, up: true)], channels: [0: fake])
+        let r = tool(["start", "--config", path], host: h)
+        #expect(r.code == 65)
+        #expect(r.err.hasSuffix("beacon-tx start: config \(path): rotation: 50 ms is shorter than the advertising interval 100 ms: "
+                                + "a beacon would be replaced before it is sent (accepted 100–10000 ms with this interval)\n"), "\(r.err)")
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        #expect(fake.mismatches.isEmpty, "\(fake.mismatches)")
+    }
+}
