@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
+# e2e-timeout: 240
 # readme-ci (issue 14, issue 30): the CI recipes, run word for word. Docs/ci.md's "Checking beacons
 # in CI" blocks: the JSON plan, the golden check (and its failing case), and a btmon -w capture of a
 # live start verified against the config; then README's CI quick start (golden, --check, verify).
@@ -15,21 +16,16 @@ cp "$REPO/Config/kiosk.json" "$work/kiosk.json"
 
 # extract_sh FILE HEADING OUT: appends to OUT the ```sh blocks between the line HEADING and the next
 # heading of the same or a higher level, each after an `echo '== FILE block N'` line; prints N.
+# One awk, not a shell loop: the traced guest runs each shell command slowly under TCG.
 extract_sh() {
-  local file=$1 heading=$2 out=$3 level=${2%% *} blocks=0 in_section=0 in_block=0 line
-  while IFS= read -r line; do
-    if [ "$in_section" = 0 ]; then [[ $line == "$heading" ]] && in_section=1; continue; fi
-    if [ "$in_block" = 0 ] && [[ $line == '#'* ]]; then
-      local hashes=${line%% *}
-      [ "${#hashes}" -le "${#level}" ] && break
-    fi
-    if [[ $line == '```sh' ]]; then
-      in_block=1; blocks=$((blocks + 1)); echo "echo '== $(basename "$file") block $blocks'" >> "$out"; continue
-    fi
-    if [[ $line == '```' ]]; then in_block=0; continue; fi
-    [ "$in_block" = 1 ] && printf '%s\n' "$line" >> "$out"
-  done < "$file"
-  echo "$blocks"
+  awk -v heading="$2" -v out="$3" -v name="$(basename "$1")" '
+    BEGIN { level = index(heading, " ") - 1 }
+    !in_section { if ($0 == heading) in_section = 1; next }
+    !in_block && /^#+ / { if (index($0, " ") - 1 <= level) exit }
+    $0 == "```sh" { in_block = 1; blocks++; print "echo '\''== " name " block " blocks "'\''" >> out; next }
+    $0 == "```" { in_block = 0; next }
+    in_block { print >> out }
+    END { print blocks + 0 }' "$1"
 }
 
 : > "$work/snippets.sh"
