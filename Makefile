@@ -102,7 +102,7 @@ fuzz-smoke: deps
 	FUZZ_SECONDS=70 FUZZ_ASAN=1 scripts/fuzz
 
 # Performance targets against references in the same run (e2e guest + scan decoding; ~5 min,
-# root like e2e, not run by CI): a table, and Benchmarks/latest.json. See README "Performance".
+# root like e2e, not run by CI): a table, and Benchmarks/latest.json. See Docs/testing.md, "Performance".
 # Then the scan session's own figures (scripts/bench-scan-session), and the on-air figures measured
 # by a receiver on RootCanal controllers (scripts/bench-onair, ~5 min).
 bench: release

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # e2e-controllers: rootcanal few-sets
 # rc-few-sets (issue 20): RootCanal's LAIRD_BL654 preset has 4 advertising sets. A 6-beacon kiosk
-# with --controller extended falls back as README's Kiosk section says: LE Read Number of Supported
+# with --controller extended falls back as Docs/service.md's Kiosk section says: LE Read Number of Supported
 # Advertising Sets (4) < 6, so the six rotate on one set (with the cycle warning: 6 x 200 ms); the
 # receiver hears all six; 4 beacons get 4 sets.
 . "$(dirname "$0")/rc.inc"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # e2e-controllers: rootcanal default
 # rc-kiosk-rotation (issue 20): Config/museum.json with --controller legacy on RootCanal: one rotated
-# instance (dwell 200 ms) whose beacons share the top-level 100 ms interval (README "One instance,
+# instance (dwell 200 ms) whose beacons share the top-level 100 ms interval (Docs/service.md "One instance,
 # one interval"): the shop is heard as often as the others (0.75-1.33 of the entrance's rate), at
 # least once a second; the receiver's runs give a median dwell of 170-260 ms; every beacon's largest
 # gap stays below three cycles (1.8 s). `hciconfig hci0 reset` during the rotation: the same
