@@ -2,7 +2,7 @@
 /// One advertising instance, several owners (issue 23): what the session keeps about the other owner
 /// of a single legacy advertising instance, and how long it fights it.
 ///
-/// On a controller without extended advertising (Raspberry Pi controllers, Core 4.x) the kernel
+/// On a controller without extended advertising (Raspberry Pi controllers, whatever Core version they report) the kernel
 /// rotates its own MGMT instances (bluetoothd's advertisements, `bluetoothctl advertise on`,
 /// `btmgmt add-adv`) on the one legacy instance beacon-tx also uses. The kernel caches the
 /// advertising and scan response data it last wrote (`hdev->adv_data`) and, when it schedules an

@@ -59,7 +59,7 @@ enum ManPage {
             + "units, which run beacon-tx as a dynamic user holding just these two capabilities. The binary "
             + "itself carries no capabilities, so raw HCI is not handed to every local user. Any user may run "
             + "status, dry runs, decode, verify, dump-config, completions, man and --help.",
-        "On a controller with one legacy advertising instance (Raspberry Pi controllers, Bluetooth 4.x) "
+        "On a controller with one legacy advertising instance (no LE extended advertising, as on Raspberry Pi controllers) "
             + "that the kernel's MGMT instances also use (bluetoothd's advertisements, btmgmt add-adv), a "
             + "foreground start takes the instance over and says once whose advertising it displaces; after 3 "
             + "takeovers by another program within 30 s it stops re-arming until that program has been quiet "
