@@ -104,7 +104,7 @@ import Testing
         #expect(j.code == 0)
         #expect(try JSON.parse(j.out) == .array([.object([
             ("name", .string("hci0")), ("address", .string("00:AA:01:00:00:00")), ("up", .bool(true)), ("bus", .string("Virtual")),
-            ("error", .string(DevicesCommand.privilegeProblem)),
+            ("rfkill", .null), ("error", .string(DevicesCommand.privilegeProblem)),
             ("needCapNetRaw", .array(DevicesCommand.controllerFields.map(JSON.string))),
         ])]))
     }

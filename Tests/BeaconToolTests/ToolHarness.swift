@@ -28,16 +28,17 @@ final class TestClock: @unchecked Sendable {
 /// `stdin`: what `decode -` reads; `stdoutFails`: every stdout write fails with this error (as
 /// `> /dev/full` would), so nothing is captured.
 func tool(_ args: [String], host: FakeHost? = nil, terminal: Bool = false, clock: TestClock = TestClock(),
-          service: ServiceContext = .none, stdin: String = "", stdoutFails: String? = nil) -> ToolRun {
-    tool(raw: args.map { Array($0.utf8) }, host: host, terminal: terminal, clock: clock, service: service, stdin: stdin, stdoutFails: stdoutFails)
+          service: ServiceContext = .none, stdin: String = "", stdoutFails: String? = nil, system: SystemProbe = .none) -> ToolRun {
+    tool(raw: args.map { Array($0.utf8) }, host: host, terminal: terminal, clock: clock, service: service, stdin: stdin, stdoutFails: stdoutFails,
+         system: system)
 }
 
 func tool(raw args: [[UInt8]], host: FakeHost? = nil, terminal: Bool = false, clock: TestClock = TestClock(),
-          service: ServiceContext = .none, stdin: String = "", stdoutFails: String? = nil) -> ToolRun {
+          service: ServiceContext = .none, stdin: String = "", stdoutFails: String? = nil, system: SystemProbe = .none) -> ToolRun {
     let c = Capture()
     var lines = stdin.isEmpty ? [] : stdin.split(separator: "\n", omittingEmptySubsequences: false).map { Array($0.utf8) }
     if stdin.hasSuffix("\n") { lines.removeLast() }
-    let ctx = ToolContext(
+    var ctx = ToolContext(
         stdout: { line in if stdoutFails == nil { c.out += line + "\n" } else { c.failedWrites += 1 } },
         stderr: { c.err += $0 + "\n" },
         stdoutBytes: { bytes in
@@ -53,6 +54,7 @@ func tool(raw args: [[UInt8]], host: FakeHost? = nil, terminal: Bool = false, cl
         service: service,
         stdoutError: { c.failedWrites > 0 ? stdoutFails : nil },
         readStdinLine: { () throws(CLIError) -> [UInt8]? in lines.isEmpty ? nil : lines.removeFirst() })
+    ctx.system = system
     let code = BeaconTX.run(raw: args, ctx)
     return ToolRun(code: code, out: c.out, err: c.err, bytes: c.bytes)
 }

@@ -60,13 +60,19 @@ public struct HCIDeviceInfo: Hashable, Sendable {
     public var isUp: Bool
     /// Bus / type as the kernel reports it (e.g. "Virtual", "USB").
     public var bus: String
+    /// The controller's rfkill switch (sysfs), or nil when it has none or it could not be read.
+    public var rfkill: RFKillBlock?
 
-    public init(id: UInt16, address: String, isUp: Bool, bus: String) {
+    public init(id: UInt16, address: String, isUp: Bool, bus: String, rfkill: RFKillBlock? = nil) {
         self.id = id
         self.address = address
         self.isUp = isUp
         self.bus = bus
+        self.rfkill = rfkill
     }
+
+    /// Blocked by rfkill (soft or hard): it cannot be brought up until unblocked.
+    public var isBlocked: Bool { rfkill?.isBlocked ?? false }
 }
 
 /// The host side of device management: list, open, bring up, reset.
@@ -78,7 +84,7 @@ public protocol HCIHost: AnyObject {
     func up(deviceID: UInt16) throws(TransportError)
     /// HCIDEVRESET.
     func reset(deviceID: UInt16) throws(TransportError)
-    /// Waits until a controller `wanted` describes is registered (and up, where it says so), a watched
+    /// Waits until a controller `wanted` describes is registered (and up or unblocked, where it says so), a watched
     /// signal (SIGINT, SIGTERM, SIGHUP) arrives, or the timeout passes (negative: no timeout). Never
     /// brings a device up.
     func waitForDevice(_ wanted: WantedDevice, timeoutMilliseconds: Int) throws(TransportError) -> DeviceWait
@@ -98,6 +104,10 @@ public enum WantedDevice: Equatable, Sendable, CustomStringConvertible {
     case indexUp(UInt16)
     /// Any registered controller.
     case any
+    /// `hciN`, registered and not blocked by rfkill.
+    case indexUnblocked(UInt16)
+    /// Any registered controller not blocked by rfkill.
+    case anyUnblocked
 
     public func matches(_ info: HCIDeviceInfo) -> Bool {
         switch self {
@@ -105,6 +115,8 @@ public enum WantedDevice: Equatable, Sendable, CustomStringConvertible {
         case let .index(id): return info.id == id
         case let .indexUp(id): return info.id == id && info.isUp
         case .any: return true
+        case let .indexUnblocked(id): return info.id == id && !info.isBlocked
+        case .anyUnblocked: return !info.isBlocked
         }
     }
 
@@ -114,6 +126,8 @@ public enum WantedDevice: Equatable, Sendable, CustomStringConvertible {
         case let .index(id): return HCIDeviceInfo.name(of: id)
         case let .indexUp(id): return HCIDeviceInfo.name(of: id) + " up"
         case .any: return "any controller"
+        case let .indexUnblocked(id): return HCIDeviceInfo.name(of: id) + " unblocked"
+        case .anyUnblocked: return "any controller unblocked"
         }
     }
 }

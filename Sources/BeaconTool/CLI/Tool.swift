@@ -24,6 +24,8 @@ public struct ToolContext {
     public var stdoutError: () -> String?
     /// The next line of stdin without its line end (`decode -`), or nil at the end.
     public var readStdinLine: () throws(CLIError) -> [UInt8]?
+    /// Files, rfkill switches, the uid and `systemctl` (`doctor`, `status`); `.none` answers nothing.
+    var system: SystemProbe = .none
 
     public init(stdout: @escaping (String) -> Void, stderr: @escaping (String) -> Void,
                 stdoutBytes: @escaping ([UInt8]) -> Void, stdoutIsTerminal: Bool,

@@ -40,20 +40,37 @@ struct DeviceSession {
         }
         guard !devices.isEmpty else { throw CLIError(TransportError.noSuchDevice("(any)", available: [])) }
         var firstError: CLIError?
+        // Why the controllers before the chosen one were passed over, said with the choice.
+        var skipped: [String] = []
         for info in devices {
+            if let block = info.rfkill, block.isBlocked {
+                skipped.append("\(info.name) is blocked by rfkill (\(block.text))")
+                firstError = firstError ?? blockedError(info.name, block)
+                continue
+            }
             do {
                 let session = try open(info, host, o, ctx)
-                if !o.requireLE || session.caps.supportsLE { return session }
-                ctx.note("\(info.name) has no LE; trying the next controller")
+                if !o.requireLE || session.caps.supportsLE {
+                    if !skipped.isEmpty { ctx.note(skipped.joined(separator: "; ") + "; using \(info.name)") }
+                    return session
+                }
+                skipped.append("\(info.name) has no LE")
             } catch {
                 if error.code == .noPermission || error.code == .tempFail { throw error }
+                skipped.append("\(info.name): \(error.message)")
                 firstError = firstError ?? error
             }
         }
         throw firstError ?? CLIError(.unavailable, "no controller with Bluetooth LE found (\(names.joined(separator: ", ")))")
     }
 
+    /// A blocked controller that is not waited for: exit 69 with the remedy.
+    static func blockedError(_ name: String, _ block: RFKillBlock) -> CLIError {
+        CLIError(.unavailable, "\(name) is blocked by rfkill (\(block.text)); \(block.remedy)")
+    }
+
     static func open(_ info: HCIDeviceInfo, _ host: HCIHost, _ o: Options, _ ctx: ToolContext) throws(CLIError) -> DeviceSession {
+        if let block = info.rfkill, block.isBlocked { throw blockedError(info.name, block) }
         let lock = o.claim ? try ctx.claimDevice(info.name) : nil
         do {
             if !info.isUp {
@@ -93,9 +110,12 @@ struct DeviceSession {
         do { host = try ctx.makeHost() } catch { throw CLIError(error) }
         let devices: [HCIDeviceInfo]
         do { devices = try host.devices() } catch { throw CLIError(error) }
-        let present = o.device.map { id in devices.contains { $0.id == id } } ?? !devices.isEmpty
+        let wanted = o.device.map { id in devices.filter { $0.id == id } } ?? devices
+        let present = !wanted.isEmpty
+        if present, waitSeconds > 0, wanted.allSatisfy(\.isBlocked) {
+            return try waitForUnblock(o, host, wanted, waitSeconds: waitSeconds, waiting: waiting, hangup: hangup, ctx)
+        }
         guard !present, waitSeconds > 0 else { return try open(o, ctx) }
-        let wanted: WantedDevice = o.device.map { .index($0) } ?? .any
         let name = o.device.map(HCIDeviceInfo.name(of:)) ?? "a controller"
         let others = devices.isEmpty ? "no controllers yet" : "controllers: " + devices.map(\.name).sorted().joined(separator: ", ")
         let text = "waiting for \(name) to appear (\(others); up to \(waitSeconds) s, --device-timeout)"
@@ -103,15 +123,7 @@ struct DeviceSession {
         waiting(text)
         let started = ctx.monotonicMilliseconds()
         let budget = Int64(waitSeconds) * 1000
-        var outcome: DeviceWait
-        var left = budget
-        while true {
-            do { outcome = try host.waitForDevice(wanted, timeoutMilliseconds: Int(clamping: left)) } catch { throw CLIError(error) }
-            // SIGHUP (systemctl reload) while waiting: keep waiting; the config is read again now.
-            guard outcome == .signal(KioskLoop.sighup) else { break }
-            hangup()
-            left = max(0, budget - (ctx.monotonicMilliseconds() - started))
-        }
+        let outcome = try wait(host, o.device.map { .index($0) } ?? .any, budget: budget, started: started, hangup: hangup, ctx)
         switch outcome {
         case let .signal(n):
             ctx.note("signal \(n) while waiting for \(name); nothing was changed")
@@ -131,6 +143,47 @@ struct DeviceSession {
             }
             let after = Double(ctx.monotonicMilliseconds() - started) / 1000
             ctx.note("\(info.name) appeared after \(JSON.format((after * 10).rounded() / 10)) s")
+            return try open(o, ctx)
+        }
+    }
+
+    /// One wait of `openWaiting` up to `budget` ms from `started`; a SIGHUP (systemctl reload) calls
+    /// `hangup` (the config is read again) and the wait goes on.
+    static func wait(_ host: HCIHost, _ wanted: WantedDevice, budget: Int64, started: Int64, hangup: () -> Void,
+                     _ ctx: ToolContext) throws(CLIError) -> DeviceWait {
+        var left = budget
+        while true {
+            let outcome: DeviceWait
+            do { outcome = try host.waitForDevice(wanted, timeoutMilliseconds: Int(clamping: left)) } catch { throw CLIError(error) }
+            guard outcome == .signal(KioskLoop.sighup) else { return outcome }
+            hangup()
+            left = max(0, budget - (ctx.monotonicMilliseconds() - started))
+        }
+    }
+
+    /// `start` on a controller (or, without --device, every controller) blocked by rfkill, with a
+    /// device timeout: a block is waited out like a missing adapter, woken by `/dev/rfkill` and the
+    /// kernel's device events, and the session starts by itself once the adapter is unblocked.
+    static func waitForUnblock(_ o: Options, _ host: HCIHost, _ blocked: [HCIDeviceInfo], waitSeconds: Int,
+                               waiting: (String) -> Void, hangup: () -> Void, _ ctx: ToolContext) throws(CLIError) -> DeviceSession? {
+        let name = o.device.map(HCIDeviceInfo.name(of:)) ?? blocked.map(\.name).joined(separator: ", ")
+        let blocks = blocked.map { "\($0.name): \($0.rfkill?.text ?? "?")" }.joined(separator: ", ")
+        let remedy = blocked.contains { $0.rfkill?.hard == true } ? (blocked.first { $0.rfkill?.hard == true }?.rfkill?.remedy ?? "") : "run: rfkill unblock bluetooth"
+        let status = "waiting for \(name) (blocked by rfkill)"
+        ctx.note("\(status): \(blocks); up to \(waitSeconds) s (--device-timeout); \(remedy)")
+        waiting(status)
+        let started = ctx.monotonicMilliseconds()
+        let outcome = try wait(host, o.device.map { .indexUnblocked($0) } ?? .anyUnblocked, budget: Int64(waitSeconds) * 1000,
+                               started: started, hangup: hangup, ctx)
+        switch outcome {
+        case let .signal(n):
+            ctx.note("signal \(n) while waiting for \(name) to be unblocked; nothing was changed")
+            return nil
+        case .timedOut:
+            throw CLIError(.unavailable, "\(name) stayed blocked by rfkill for \(waitSeconds) s (--device-timeout; \(blocks)); nothing is on air; \(remedy)")
+        case let .returned(info):
+            let after = Double(ctx.monotonicMilliseconds() - started) / 1000
+            ctx.note("\(info.name) was unblocked after \(JSON.format((after * 10).rounded() / 10)) s")
             return try open(o, ctx)
         }
     }

@@ -32,6 +32,7 @@ enum DevicesCommand: Subcommand {
         var json: JSON {
             var pairs: [(String, JSON)] = [
                 ("name", .string(info.name)), ("address", .string(info.address)), ("up", .bool(info.isUp)), ("bus", .string(info.bus)),
+                ("rfkill", DevicesCommand.rfkillJSON(info.rfkill)),
             ]
             if let caps {
                 pairs += [
@@ -56,6 +57,7 @@ enum DevicesCommand: Subcommand {
 
         var text: String {
             var t = "\(info.name)  \(info.address)  \(info.isUp ? "up" : "down")  \(info.bus)"
+            if let block = info.rfkill, block.isBlocked { t += "  blocked by rfkill (\(block.text))" }
             if let caps {
                 t += "  HCI \(caps.version.coreVersion)  LE \(caps.supportsLE ? "yes" : "no")"
                 t += "  legacy adv \(caps.supportsLegacyAdvertising ? "yes" : "no")"
@@ -79,6 +81,10 @@ enum DevicesCommand: Subcommand {
         do { devices = try host.devices().sorted { $0.id < $1.id } } catch { throw CLIError(error) }
         var rows: [Row] = []
         for info in devices {
+            if let block = info.rfkill, block.isBlocked {
+                rows.append(Row(info: info, caps: nil, problem: "capabilities need the device up, which rfkill prevents: \(block.remedy)"))
+                continue
+            }
             guard info.isUp else {
                 rows.append(Row(info: info, caps: nil, problem: CLIError.downDeviceProblem(info.name)))
                 continue
@@ -105,6 +111,11 @@ enum DevicesCommand: Subcommand {
             rows.forEach { ctx.stdout($0.text) }
         }
         return .success
+    }
+
+    /// `{"soft": false, "hard": false}`, or null for a controller without an rfkill switch.
+    static func rfkillJSON(_ block: RFKillBlock?) -> JSON {
+        block.map { .object([("soft", .bool($0.soft)), ("hard", .bool($0.hard))]) } ?? .null
     }
 
     static let privilegeProblem = "HCI version, LE and advertising support need CAP_NET_RAW (they are read from the controller)"

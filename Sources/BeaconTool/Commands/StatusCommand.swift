@@ -37,6 +37,8 @@ enum StatusCommand: Subcommand {
         var state: SessionState?
         var running = false
         var problem: String?
+        /// The device's rfkill switch (sysfs), nil when it has none.
+        var rfkill: RFKillBlock? = nil
 
         var onAir: Bool { running && state?.onAir == true }
 
@@ -54,12 +56,19 @@ enum StatusCommand: Subcommand {
                     ("lastRearm", s.lastRearm.map { .object([("at", .string(UTCTime.iso($0.at))), ("reason", .string($0.reason))]) } ?? .null),
                 ]
             }
+            pairs.append(("rfkill", DevicesCommand.rfkillJSON(rfkill)))
             if let path { pairs.append(("stateFile", .string(path))) }
             if let problem { pairs.append(("error", .string(problem))) }
             return .object(pairs)
         }
 
         var text: [String] {
+            let lines = sessionText
+            guard let block = rfkill, block.isBlocked else { return lines }
+            return lines + ["  \(device) is blocked by rfkill (\(block.text)): \(block.remedy)"]
+        }
+
+        var sessionText: [String] {
             guard let s = state else {
                 return ["\(device): nothing on air (\(problem ?? "no beacon-tx session"))"]
             }
@@ -90,6 +99,15 @@ enum StatusCommand: Subcommand {
             }
         }
         if let only, rows.isEmpty { rows = [Row(device: only)] }
+        for i in rows.indices {
+            if let id = HCIDeviceInfo.id(fromName: rows[i].device) { rows[i].rfkill = ctx.system.rfkill(id) }
+        }
+        // A blocked adapter without a session is listed too: the block is why nothing is on air there.
+        for name in ctx.system.listDirectory("/sys/class/bluetooth") where only == nil && !rows.contains(where: { $0.device == name }) {
+            guard let id = HCIDeviceInfo.id(fromName: name), name.hasPrefix("hci"), let block = ctx.system.rfkill(id), block.isBlocked else { continue }
+            rows.append(Row(device: name, rfkill: block))
+        }
+        rows.sort { (StateStore.deviceNumber($0.device) ?? 0) < (StateStore.deviceNumber($1.device) ?? 0) }
         var format = try a.value("--format").map { (t: String) throws(CLIError) in try Validate.choice("--format", t, [("text", "text"), ("json", "json"), ("prometheus", "prometheus")]) } ?? "text"
         if a.has("--json") {
             guard a.value("--format") == nil || format == "json" else { throw .usage("--json and --format \(format) exclude each other") }

@@ -55,7 +55,7 @@ extension ToolContext {
     /// The real process: stdout/stderr, the raw HCI socket host and the system clocks.
     public static var system: ToolContext {
         let streams = StandardStreams.shared
-        return ToolContext(
+        var context = ToolContext(
             stdout: { line in streams.writeStdout(Array((line + "\n").utf8)) },
             stderr: { line in try? FileIO.writeAll(STDERR_FILENO, Array((line + "\n").utf8), what: "stderr") },
             stdoutBytes: { bytes in streams.writeStdout(bytes) },
@@ -67,6 +67,8 @@ extension ToolContext {
             stdoutError: { streams.stdoutError },
             readStdinLine: { () throws(CLIError) -> [UInt8]? in try streams.readLine() }
         )
+        context.system = .live
+        return context
     }
 
     /// Keeps file descriptors 0, 1 and 2 taken before anything is opened. A process started with

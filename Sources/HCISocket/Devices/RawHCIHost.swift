@@ -33,7 +33,8 @@ public final class RawHCIHost: HCIHost {
                 id: raw.dev_id,
                 address: Self.addressText(raw.bdaddr),
                 isUp: raw.flags & (UInt32(1) << UInt32(beacon_tx_HCI_UP_FLAG)) != 0,
-                bus: busDescription(typeField: raw.type)
+                bus: busDescription(typeField: raw.type),
+                rfkill: RFKillSwitch.block(deviceID: raw.dev_id)
             ))
         }
         return infos.sorted { $0.id < $1.id }
@@ -46,7 +47,8 @@ public final class RawHCIHost: HCIHost {
     }
 
     /// Re-reads the device list whenever the kernel reports a device event (registered, up, down,
-    /// unregistered: stack-internal events on a raw socket bound to no device), in one `poll()` with
+    /// unregistered: stack-internal events on a raw socket bound to no device) or an rfkill event
+    /// (`/dev/rfkill`: a switch added, removed, blocked or unblocked), in one `poll()` with
     /// a signalfd (SIGINT, SIGTERM, SIGHUP), so a signal ends the wait at once. Without that socket
     /// (no CAP_NET_RAW: the kernel's security filter drops the events) the list is re-read every
     /// `pollMilliseconds`; with it, every `fallbackPollMilliseconds` only, as a safety net: an hours-long
@@ -59,6 +61,8 @@ public final class RawHCIHost: HCIHost {
         defer { signals.close() }
         let watch = RawHCIChannel.openDeviceWatch()
         defer { if watch >= 0 { closeDescriptor(watch) } }
+        let rfkill = RFKillSwitch.openEvents()
+        defer { if rfkill >= 0 { closeDescriptor(rfkill) } }
         let system = SystemCalls.live
         let deadline = timeoutMilliseconds < 0 ? nil : system.monotonicMilliseconds() + Int64(timeoutMilliseconds)
         var scratch = [UInt8](repeating: 0, count: 64)
@@ -73,11 +77,16 @@ public final class RawHCIHost: HCIHost {
                 wait = min(period, left)
             }
             var fds = [pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: watch, events: Int16(POLLIN), revents: 0)]
+                       pollfd(fd: watch, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: rfkill, events: Int16(POLLIN), revents: 0)]
             _ = fds.withUnsafeMutableBufferPointer { system.poll($0, Int32(clamping: wait)) }  // EINTR or a timeout: look again
             if watch >= 0, fds[1].revents != 0 {
                 // Drain the events: the list read at the top of the loop is what counts.
                 while (scratch.withUnsafeMutableBytes { system.receive(watch, $0, Int32(MSG_DONTWAIT)) }) > 0 {}
+            }
+            if rfkill >= 0, fds[2].revents != 0 {
+                // The switches' states are read from sysfs with the list; the events only wake us.
+                _ = RFKillSwitch.drain(rfkill, system: system)
             }
         }
     }
