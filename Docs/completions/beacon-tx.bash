@@ -12,7 +12,7 @@ _beacon_tx() {
     # --name=value: bash splits at '=' (COMP_WORDBREAKS)
     if [ "$cur" = "=" ]; then cur=''; elif [ "$prev" = "=" ] && [ "$COMP_CWORD" -ge 3 ]; then prev=${COMP_WORDS[COMP_CWORD-2]}; fi
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W 'start stop status devices scan decode verify dump-config completions man --help --version' -- "$cur"))
+        COMPREPLY=($(compgen -W 'start stop status devices doctor scan decode verify dump-config completions man --help --version' -- "$cur"))
         return
     fi
     case ${COMP_WORDS[1]} in
@@ -45,6 +45,12 @@ _beacon_tx() {
         --timeout) :; return ;;
         esac
         COMPREPLY=($(compgen -W '--json --timeout --verbose --help' -- "$cur")) ;;
+    doctor)
+        case $prev in
+        --device) COMPREPLY=($(compgen -W "$(_beacon_tx_devices)" -- "$cur")); return ;;
+        --config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        esac
+        COMPREPLY=($(compgen -W '--device --config --json --help' -- "$cur")) ;;
     scan)
         case $prev in
         --device) COMPREPLY=($(compgen -W "$(_beacon_tx_devices)" -- "$cur")); return ;;

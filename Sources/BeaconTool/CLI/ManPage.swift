@@ -65,6 +65,20 @@ enum ManPage {
             + "takeovers by another program within 30 s it stops re-arming until that program has been quiet "
             + "for 10 s (or SIGHUP), and its stop gives the instance back as the kernel had it, so that no beacon "
             + "stays on air and the kernel's advertising returns.",
+        "doctor answers \"why is nothing on air?\" in one report, and changes nothing: the kernel's Bluetooth "
+            + "support, each adapter (bus, address, HCI version, LE and advertising support), rfkill blocks, power "
+            + "(and whether bluetoothd runs while an adapter is powered off), the caller's CAP_NET_RAW and CAP_NET_ADMIN "
+            + "and those of the installed unit, the kernel's advertising instances and what --share auto would do with "
+            + "them, another beacon-tx owning the device and its session state, the config (--config, or "
+            + "/etc/beacon-tx/kiosk.json) and its plan, and, where systemd is PID 1, the units' state. Each finding is "
+            + "one line: a verdict (OK, WARN, FAIL), its id, the adapter, a summary, then indented the detail and the "
+            + "remedy. It runs as any user and says per finding what it could not see without privileges. Exit status "
+            + "0 when no finding is FAIL, 1 when one is.",
+        "doctor --json prints one object (Docs/doctor.schema.json, JSON Schema 2020-12): schemaVersion (1; raised "
+            + "when a key changes meaning or goes), version, ok (no finding failed), counts {ok, warn, fail}, and findings, "
+            + "a list of {id, device, verdict, summary, detail, remedy} in this key order. id is one of "
+            + DoctorReport.findingIDs.joined(separator: ", ") + "; device is hciN or null for the machine-wide findings; "
+            + "verdict is ok, warn or fail; detail and remedy may be empty strings.",
         "Options take their value as the next argument or after '=' (--major=7). Each command prints "
             + "its options with --help; this page lists the same.",
     ]

@@ -133,7 +133,7 @@ public enum BeaconTX {
     public static let version = "0.1.0"
 
     static var subcommands: [any Subcommand.Type] {
-        [StartCommand.self, StopCommand.self, StatusCommand.self, DevicesCommand.self, ScanCommand.self, DecodeCommand.self,
+        [StartCommand.self, StopCommand.self, StatusCommand.self, DevicesCommand.self, DoctorCommand.self, ScanCommand.self, DecodeCommand.self,
          VerifyCommand.self, DumpConfigCommand.self, CompletionsCommand.self, ManCommand.self]
     }
 
@@ -144,6 +144,7 @@ public enum BeaconTX {
         "sudo beacon-tx start --config /etc/beacon-tx/kiosk.json",
         "beacon-tx devices --json",
         "beacon-tx status --device hci0",
+        "beacon-tx doctor   # why is nothing on air? one finding per line, with the remedy",
         "beacon-tx scan --region E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 --json",
     ]
 

@@ -10,12 +10,18 @@ enum KernelAdvertising {
     /// answer as extra information.
     static func read(_ host: HCIHost, index: UInt16, timeout: Int, verbose: Bool,
                      _ ctx: ToolContext) -> Result<MGMTAdvertisingFeatures, MGMTError> {
+        query(host, timeout: timeout, verbose: verbose, ctx) { runner throws(MGMTError) in try runner.readAdvertisingFeatures(index: index) }
+    }
+
+    /// One question to the kernel's management interface on a control channel of its own.
+    static func query<T>(_ host: HCIHost, timeout: Int, verbose: Bool = false, _ ctx: ToolContext,
+                         _ ask: (MGMTCommandRunner) throws(MGMTError) -> T) -> Result<T, MGMTError> {
         let channel: MGMTChannel
         do { channel = try host.openControl(watchSignals: false) } catch { return .failure(.transport(error)) }
         defer { channel.close() }
         let runner = MGMTCommandRunner(channel: channel, timeoutMilliseconds: timeout, now: ctx.monotonicMilliseconds)
         if verbose { runner.trace = { ctx.log(.debug, $0) } }
-        do { return .success(try runner.readAdvertisingFeatures(index: index)) } catch { return .failure(error) }
+        do { return .success(try ask(runner)) } catch { return .failure(error) }
     }
 
     /// `kernel instances 1 of 5 in use (1)`.

@@ -17,8 +17,7 @@ struct ShareLoop {
                        _ ctx: ToolContext) throws(CLIError) -> Bool {
         guard s.share != .never else { return false }
         if s.share == .always { return true }
-        // Extended controllers: one set only when the count was read (several beacons read it).
-        let single = family == .legacy || caps.numberOfSupportedAdvertisingSets == 1
+        let single = singleInstance(family: family, caps)
         guard single else { return false }
         switch KernelAdvertising.read(session.host, index: session.info.id, timeout: s.timeoutMilliseconds, verbose: false, ctx) {
         case let .success(f):
@@ -32,6 +31,12 @@ struct ShareLoop {
             ctx.note("--share auto: the kernel's advertising instances could not be read (\(e)); not sharing")
             return false
         }
+    }
+
+    /// Whether the session would have one advertising instance: legacy commands, or an extended
+    /// controller with one set (only known when the count was read: several beacons read it).
+    static func singleInstance(family: AdvertisingFamily, _ caps: ControllerCapabilities) -> Bool {
+        family == .legacy || caps.numberOfSupportedAdvertisingSets == 1
     }
 
     mutating func run() throws(CLIError) -> ExitCode {

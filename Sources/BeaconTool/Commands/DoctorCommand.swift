@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: Apache-2.0
+import BeaconKit
+
+/// `beacon-tx doctor`: what stands between this machine and a beacon on air, as one report. It
+/// changes nothing (no device is brought up, no command that writes is sent) and runs as any user,
+/// saying per finding what it could not see without privileges. Exit 0 when nothing fails, 1 when
+/// something does.
+enum DoctorCommand: Subcommand {
+    static let name = "doctor"
+    static let summary = "what stands between this machine and a beacon on air: one report, a verdict and a remedy per finding"
+    static let usage = "beacon-tx doctor [--device hciN] [--config FILE] [--json]"
+    static let defaultConfig = "/etc/beacon-tx/kiosk.json"
+    static let options: [OptionSpec] = [
+        .value("--device", "hciN", "only this controller (default: every controller)"),
+        .path("--config", "FILE", "check this config and the plan it makes (default: \(defaultConfig) when it exists)"),
+        .flag("--json", "print the report as JSON (schema: Docs/doctor.schema.json; see the man page)"),
+    ]
+    static let examples = [
+        "beacon-tx doctor",
+        "sudo beacon-tx doctor --device hci0 --config /etc/beacon-tx/kiosk.json",
+        "beacon-tx doctor --json | jq '.findings[] | select(.verdict != \"ok\")'",
+    ]
+
+    /// The MGMT timeout: the kernel answers at once or not at all.
+    static let timeout = 2000
+
+    static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
+        let only = try a.value("--device").map { (t: String) throws(CLIError) in try Validate.device("--device", t) }
+        let report = DoctorReport(findings: gather(only: only, config: a.path("--config"), ctx))
+        if a.has("--json") {
+            ctx.stdout(report.json.pretty)
+        } else {
+            report.text.forEach(ctx.stdout)
+        }
+        return report.failed ? .differs : .success
+    }
+
+    /// What `gather` learnt of one adapter, for the config's plan.
+    struct Adapter {
+        var info: HCIDeviceInfo
+        var caps: ControllerCapabilities?
+    }
+
+    static func gather(only: UInt16?, config: FilePath?, _ ctx: ToolContext) -> [DoctorFinding] {
+        var findings: [DoctorFinding] = []
+        let sys = ctx.system
+        let uid = sys.effectiveUID()
+        let capEff = sys.text("/proc/self/status").flatMap(DoctorRules.effectiveCapabilities)
+        let privileges = DoctorRules.privileges(uid: uid, capEff: capEff)
+        let bluetoothd = bluetoothdPids(sys)
+
+        // The kernel and its adapters.
+        var devices: [HCIDeviceInfo] = []
+        var host: HCIHost?
+        do {
+            let h = try ctx.makeHost()
+            devices = try h.devices().sorted { $0.id < $1.id }
+            host = h
+            findings.append(DoctorFinding(id: "kernel-bluetooth", verdict: .ok, summary: "the kernel has Bluetooth (AF_BLUETOOTH sockets open)"))
+        } catch .bluetoothUnsupported {
+            findings.append(DoctorFinding(id: "kernel-bluetooth", verdict: .fail, summary: "this kernel has no Bluetooth support: socket(AF_BLUETOOTH) fails with EAFNOSUPPORT",
+                                          remedy: "load the module (modprobe bluetooth), or use a kernel built with CONFIG_BT"))
+        } catch {
+            findings.append(DoctorFinding(id: "kernel-bluetooth", verdict: .fail, summary: "the controllers could not be listed: \(error)",
+                                          remedy: CLIError(error).message))
+        }
+        if host != nil {
+            let wanted = only.map { id in devices.filter { $0.id == id } } ?? devices
+            if devices.isEmpty {
+                findings.append(DoctorFinding(id: "adapters", verdict: .fail, summary: "no Bluetooth controller is registered",
+                                              detail: "the kernel's device list (HCIGETDEVLIST) is empty",
+                                              remedy: "plug the adapter in or attach it (hciattach/btattach for UART controllers); dmesg shows why the driver did not register it"))
+            } else if let only, wanted.isEmpty {
+                findings.append(DoctorFinding(id: "adapters", verdict: .fail, summary: "no such device \(HCIDeviceInfo.name(of: only))",
+                                              detail: "controllers: " + devices.map(\.name).joined(separator: ", "), remedy: "use --device with one of them"))
+            } else {
+                findings.append(DoctorFinding(id: "adapters", verdict: .ok, summary: "\(devices.count) controller\(devices.count == 1 ? "" : "s"): " + devices.map(\.name).joined(separator: ", ")))
+            }
+        }
+        let wanted = only.map { id in devices.filter { $0.id == id } } ?? devices
+        var adapters: [Adapter] = []
+        var perDevice: [DoctorFinding] = []
+        for info in wanted {
+            guard let host else { break }
+            let (finding, caps) = adapterFinding(info, host, ctx)
+            adapters.append(Adapter(info: info, caps: caps))
+            perDevice.append(finding)
+            perDevice.append(DoctorRules.rfkill(info.name, info.rfkill))
+            perDevice.append(powerFinding(info, host, bluetoothd: !bluetoothd.isEmpty, ctx))
+            let features = KernelAdvertising.read(host, index: info.id, timeout: timeout, verbose: false, ctx)
+            perDevice.append(instancesFinding(info, caps, features, bluetoothd: !bluetoothd.isEmpty, ctx))
+            perDevice.append(shareFinding(info, caps, features))
+            perDevice += ownerFindings(info.name, ctx)
+        }
+        // Per device, then the machine-wide findings in the order a reader follows them.
+        findings += perDevice.filter { $0.id == "adapter" }
+        for kind in ["rfkill", "power"] { findings += perDevice.filter { $0.id == kind } }
+        findings.append(privileges)
+        findings.append(unitCapabilities(sys))
+        findings.append(DoctorRules.bluetoothd(pids: bluetoothd))
+        for kind in ["kernel-instances", "share-auto", "owner", "session"] { findings += perDevice.filter { $0.id == kind } }
+        findings.append(configFinding(config, adapters, only: only, ctx))
+        findings.append(DoctorRules.units(pid1: sys.text("/proc/1/comm")?.trimmingCharacters(), show: systemctlShow(sys)))
+        return findings
+    }
+
+    // MARK: per adapter
+
+    static func adapterFinding(_ info: HCIDeviceInfo, _ host: HCIHost, _ ctx: ToolContext) -> (DoctorFinding, ControllerCapabilities?) {
+        let where_ = "\(info.bus), \(info.address)"
+        guard info.isUp else {
+            return (DoctorFinding(id: "adapter", device: info.name, verdict: .warn, summary: "\(where_): down, its capabilities were not read",
+                                  detail: "HCI version, LE and advertising support are read from an up controller; doctor does not bring it up (see power)",
+                                  remedy: info.isBlocked ? "unblock it first (see rfkill)" : "bring it up (hciconfig \(info.name) up, or bluetoothctl power on) and run doctor again"), nil)
+        }
+        let caps: ControllerCapabilities
+        do { caps = try DevicesCommand.capabilities(info, host, timeout: timeout, verbose: false, ctx) } catch {
+            if error.code == .noPermission {
+                return (DoctorFinding(id: "adapter", device: info.name, verdict: .warn, summary: "\(where_): up; HCI version, LE and advertising support not seen",
+                                      detail: "reading them from the controller needs CAP_NET_RAW (a raw HCI socket)", remedy: "run as root to see them"), nil)
+            }
+            return (DoctorFinding(id: "adapter", device: info.name, verdict: .fail, summary: "\(where_): the controller did not answer the probe: \(error.message)",
+                                  remedy: "hciconfig \(info.name) reset, or replug the adapter; btmon shows the conversation"), nil)
+        }
+        var text = "\(where_), HCI \(caps.version.coreVersion), LE \(caps.supportsLE ? "yes" : "no")"
+        text += ", legacy adv \(caps.supportsLegacyAdvertising ? "yes" : "no"), extended adv "
+            + (caps.supportsExtendedAdvertising
+                ? "yes (\(caps.numberOfSupportedAdvertisingSets.map(String.init) ?? "?") sets, max data \(caps.maximumAdvertisingDataLength.map(String.init) ?? "?") bytes)"
+                : "no")
+        guard caps.preferredAdvertisingFamily != nil else {
+            return (DoctorFinding(id: "adapter", device: info.name, verdict: .fail, summary: text + ": no LE advertising",
+                                  remedy: "use a Bluetooth 4.0 (LE) controller or later"), caps)
+        }
+        return (DoctorFinding(id: "adapter", device: info.name, verdict: .ok, summary: text), caps)
+    }
+
+    static func powerFinding(_ info: HCIDeviceInfo, _ host: HCIHost, bluetoothd: Bool, _ ctx: ToolContext) -> DoctorFinding {
+        let mgmt = KernelAdvertising.query(host, timeout: timeout, ctx) { runner throws(MGMTError) in
+            try runner.readControllerInformation(index: info.id)
+        }
+        var seen = "up/down from the kernel's device list"
+        var powered: Bool?
+        switch mgmt {
+        case let .success(i):
+            powered = i.currentSettings.contains(.powered)
+            seen = "MGMT Read Controller Information: current settings \(i.currentSettings.contains(.powered) ? "include" : "lack") Powered"
+        case let .failure(e):
+            seen += "; MGMT Read Controller Information failed (\(e))" + (isPermission(e) ? ": run as root to see the MGMT settings" : "")
+        }
+        if info.isUp, powered != false {
+            return DoctorFinding(id: "power", device: info.name, verdict: .ok, summary: "up" + (powered == true ? " and powered" : ""), detail: seen)
+        }
+        if info.isBlocked {
+            return DoctorFinding(id: "power", device: info.name, verdict: .warn, summary: "down: rfkill keeps it down", detail: seen, remedy: "see rfkill")
+        }
+        if bluetoothd {
+            return DoctorFinding(id: "power", device: info.name, verdict: .warn,
+                                 summary: "down and not powered while bluetoothd runs: an administrator powered it off (bluetoothctl power off), or bluetoothd does not power it (AutoEnable=false)",
+                                 detail: seen + "; start brings it up itself (HCIDEVUP), and bluetoothd may power it off again",
+                                 remedy: "bluetoothctl power on (or btmgmt --index \(info.id) power on)")
+        }
+        return DoctorFinding(id: "power", device: info.name, verdict: .warn, summary: "down (nobody powered it; no bluetoothd runs): start brings it up itself (HCIDEVUP)",
+                             detail: seen, remedy: "nothing needed for start; hciconfig \(info.name) up brings it up now")
+    }
+
+    static func isPermission(_ e: MGMTError) -> Bool {
+        switch e {
+        case let .commandFailed(_, _, status): return status == .permissionDenied
+        case .transport(.permissionDenied): return true
+        default: return false
+        }
+    }
+
+    static func instancesFinding(_ info: HCIDeviceInfo, _ caps: ControllerCapabilities?, _ features: Result<MGMTAdvertisingFeatures, MGMTError>,
+                                 bluetoothd: Bool, _ ctx: ToolContext) -> DoctorFinding {
+        let f: MGMTAdvertisingFeatures
+        switch features {
+        case let .success(v): f = v
+        case let .failure(e):
+            return DoctorFinding(id: "kernel-instances", device: info.name, verdict: .warn, summary: "the kernel's advertising instances were not seen",
+                                 detail: "MGMT Read Advertising Features failed: \(e)" + (isPermission(e) ? " (MGMT needs CAP_NET_ADMIN for it)" : ""),
+                                 remedy: isPermission(e) ? "run as root to see the instances" : "")
+        }
+        guard !f.instances.isEmpty else {
+            return DoctorFinding(id: "kernel-instances", device: info.name, verdict: .ok, summary: "no kernel advertising instances (up to \(f.maxInstances))")
+        }
+        let list = f.instances.sorted().map(String.init).joined(separator: ", ")
+        var owners: [String] = []
+        if let session = runningSession(info.name, ctx), !Set(session.sets).isDisjoint(with: Set(f.instances)) {
+            owners.append("beacon-tx pid \(session.pid) (--share)")
+        }
+        if bluetoothd { owners.append("bluetoothd's clients (bluetoothctl advertise, apps over D-Bus)") }
+        owners.append("btmgmt add-adv")
+        let single = caps.map { $0.preferredAdvertisingFamily == .legacy || $0.numberOfSupportedAdvertisingSets == 1 }
+        let summary = "kernel instances \(list) in use (of \(f.maxInstances)); owners: \(owners.joined(separator: " or ")) (MGMT does not say which program added one)"
+        if single == true {
+            return DoctorFinding(id: "kernel-instances", device: info.name, verdict: .warn, summary: summary,
+                                 detail: "this controller has one advertising instance: a raw-HCI start takes it over and the kernel's advertising stops meanwhile (and can replace ours when it re-arms)",
+                                 remedy: "--share auto (the default) shares the instance: see share-auto; or remove them (btmgmt rm-adv, bluetoothctl advertise off)")
+        }
+        return DoctorFinding(id: "kernel-instances", device: info.name, verdict: .ok, summary: summary,
+                             detail: single == nil ? "whether the controller has one instance is not known (see adapter)" : "the controller has several advertising sets: ours and the kernel's coexist")
+    }
+
+    static func shareFinding(_ info: HCIDeviceInfo, _ caps: ControllerCapabilities?, _ features: Result<MGMTAdvertisingFeatures, MGMTError>) -> DoctorFinding {
+        guard let caps, let family = try? Advertiser.chooseFamily(nil, caps, device: info.name) else {
+            return DoctorFinding(id: "share-auto", device: info.name, verdict: .warn, summary: "not known: the controller's capabilities were not read (see adapter)")
+        }
+        guard case let .success(f) = features else {
+            return DoctorFinding(id: "share-auto", device: info.name, verdict: .warn, summary: "not known: the kernel's instances were not seen (see kernel-instances)")
+        }
+        let single = ShareLoop.singleInstance(family: family, caps)
+        if ShareMode.shares(.auto, singleInstance: single, kernelInstances: f.instances.count) {
+            return DoctorFinding(id: "share-auto", device: info.name, verdict: .ok,
+                                 summary: "--share auto would share: the one advertising instance carries kernel instances, so our beacons become kernel instances that take turns with them (MGMT)",
+                                 detail: "foreground start only; with --detach (or --share never) start takes the instance over instead")
+        }
+        return DoctorFinding(id: "share-auto", device: info.name, verdict: .ok,
+                             summary: "--share auto would not share: " + (single ? "no kernel instances to share with" : "\(family) advertising with several sets")
+                                + "; start advertises over raw HCI (\(family) commands)")
+    }
+
+    static func runningSession(_ device: String, _ ctx: ToolContext) -> SessionState? {
+        for entry in ctx.service.stateStore.readAll() where entry.device == device {
+            if case let .success(s) = entry.state, ctx.service.isProcessAlive(s.pid) { return s }
+        }
+        return nil
+    }
+
+    /// `owner` (the device lock) and `session` (the state file).
+    static func ownerFindings(_ device: String, _ ctx: ToolContext) -> [DoctorFinding] {
+        var out: [DoctorFinding] = []
+        let session = runningSession(device, ctx)
+        switch ctx.service.claimDevice(device) {
+        case .claimed:
+            out.append(DoctorFinding(id: "owner", device: device, verdict: .ok, summary: "no beacon-tx session owns \(device)"))
+        case .held:
+            let pid = session?.pid
+            let unit = pid.flatMap { ctx.system.text("/proc/\($0)/cgroup") }.flatMap(DoctorRules.unitName)
+            let who = (pid.map { "pid \($0)" } ?? "pid unknown") + (unit.map { ", \($0)" } ?? "")
+            out.append(DoctorFinding(id: "owner", device: device, verdict: .warn, summary: "another beacon-tx owns \(device) (\(who)): a second start on it exits 75",
+                                     detail: "the device lock @beacon-tx/\(device) is held; the owner is read from its state file",
+                                     remedy: unit.map { $0.hasSuffix(".service") ? "systemctl stop \($0)" : "beacon-tx stop --device \(device)" } ?? "beacon-tx stop --device \(device)"))
+        case let .unavailable(why):
+            out.append(DoctorFinding(id: "owner", device: device, verdict: .warn, summary: "the device lock could not be tried: \(why)"))
+        }
+        let entries = ctx.service.stateStore.readAll().filter { $0.device == device }
+        guard let entry = entries.first else {
+            out.append(DoctorFinding(id: "session", device: device, verdict: .ok, summary: "no session state (nothing started by beacon-tx runs on \(device))",
+                                     detail: ctx.service.stateDirectories.isEmpty ? "" : "state files looked for in " + ctx.service.stateDirectories.joined(separator: ", ")))
+            return out
+        }
+        switch entry.state {
+        case let .failure(e):
+            out.append(DoctorFinding(id: "session", device: device, verdict: .warn, summary: "unreadable state file \(entry.path): \(e.message)",
+                                     remedy: "remove it if no beacon-tx runs on \(device)"))
+        case let .success(s) where !ctx.service.isProcessAlive(s.pid):
+            out.append(DoctorFinding(id: "session", device: device, verdict: .warn,
+                                     summary: "stale state: pid \(s.pid) is gone (\(entry.path) says \(s.onAir ? "on air" : "off air"): \(s.status))",
+                                     detail: "a killed session (SIGKILL) or a detached one leaves its beacons on the controller until the next start or stop",
+                                     remedy: "beacon-tx stop --device \(device) (as root) clears them"))
+        case let .success(s):
+            out.append(DoctorFinding(id: "session", device: device, verdict: s.onAir ? .ok : .warn,
+                                     summary: "pid \(s.pid): \(s.onAir ? "on air" : "nothing on air") since \(UTCTime.text(s.since)): \(s.status)",
+                                     detail: s.lastRearm.map { "last re-arm \(UTCTime.text($0.at)): \($0.reason)" } ?? "",
+                                     remedy: s.onAir ? "" : "see the findings above for \(device); beacon-tx status --device \(device) follows it"))
+        }
+        return out
+    }
+
+    // MARK: machine
+
+    static func bluetoothdPids(_ sys: SystemProbe) -> [Int32] {
+        sys.listDirectory("/proc").compactMap { name -> Int32? in
+            guard let pid = Int32(name), sys.text("/proc/\(name)/comm")?.trimmingCharacters() == "bluetoothd" else { return nil }
+            return pid
+        }.sorted()
+    }
+
+    static func unitCapabilities(_ sys: SystemProbe) -> DoctorFinding {
+        for dir in DoctorRules.unitDirectories {
+            let path = dir + "/beacon-tx.service"
+            if let unit = sys.text(path) { return DoctorRules.unitCapabilities(path: path, unit: unit) }
+        }
+        return DoctorRules.unitCapabilities(path: nil, unit: nil)
+    }
+
+    static func systemctlShow(_ sys: SystemProbe) -> (status: Int32, output: String)? {
+        guard sys.text("/proc/1/comm")?.trimmingCharacters() == "systemd" else { return nil }
+        for systemctl in ["/usr/bin/systemctl", "/bin/systemctl"] {
+            if let r = sys.run([systemctl, "show", "beacon-tx.service", "beacon-tx@*.service", "--no-pager",
+                                "-p", "Id,LoadState,UnitFileState,ActiveState,Result,ExecMainStatus"]) { return r }
+        }
+        return nil
+    }
+
+    static func configFinding(_ given: FilePath?, _ adapters: [Adapter], only: UInt16?, _ ctx: ToolContext) -> DoctorFinding {
+        let path: FilePath
+        if let given {
+            path = given
+        } else if ctx.system.readFile(defaultConfig) != nil {
+            path = FilePath(defaultConfig)
+        } else {
+            return DoctorFinding(id: "config", verdict: .ok, summary: "no config checked (none given with --config; \(defaultConfig) is absent)")
+        }
+        var s = Settings()
+        do { _ = try ConfigFile.load(path, into: &s) } catch {
+            return DoctorFinding(id: "config", verdict: .fail, summary: "\(path.display) is not valid: \(error.message)",
+                                 detail: "start and the service exit \(error.code.rawValue) on it",
+                                 remedy: "fix the field it names (beacon-tx dump-config --config \(path.display) shows the effective settings once valid)")
+        }
+        guard !s.beacons.isEmpty else {
+            return DoctorFinding(id: "config", verdict: .fail, summary: "\(path.display) has no beacon", remedy: "add a uuid, major and minor, or a beacons list")
+        }
+        // The adapter the config's start would use: its device, --device, or the first with capabilities.
+        let device = s.device ?? only
+        let adapter = adapters.first { device == nil || $0.info.id == device }
+        let caps = adapter?.caps
+        let family = s.controller ?? caps?.preferredAdvertisingFamily ?? .legacy
+        let plan: KioskPlan
+        do { plan = try KioskPlan(s.kiosk, family: family) } catch {
+            return DoctorFinding(id: "config", verdict: .fail, summary: "\(path.display) makes no plan: \(error)", remedy: "beacon-tx start --config \(path.display) --dry-run names the setting")
+        }
+        var warnings = DryRun.rotationWarnings(plan, s)
+        if let caps, let name = adapter?.info.name,
+           let floor = Advertiser.intervalFloorViolation(plan.family, AdvertisingOptions(interval: s.interval, connectable: s.connectable), caps, device: name) {
+            warnings.append(CLIError(floor).message)
+        }
+        let layout: String
+        switch plan.layout {
+        case let .sets(handles): layout = handles.count == 1 ? "one \(plan.family == .extended ? "set (\(handles[0]))" : "instance")" : "sets " + handles.map(String.init).joined(separator: ", ")
+        case .rotation: layout = s.beacons.count > 1 ? "one instance rotated every \(s.rotationMilliseconds) ms, each beacon every \(plan.configuration.rotationCycleMilliseconds) ms" : "one instance"
+        }
+        let summary = "\(path.display) is valid: \(s.beacons.count) beacon\(s.beacons.count == 1 ? "" : "s"), \(plan.family) commands"
+            + (caps == nil ? " (assumed: the adapter's capabilities were not read)" : "") + ", \(layout), \(s.interval.text)"
+        return DoctorFinding(id: "config", verdict: warnings.isEmpty ? .ok : .warn, summary: summary,
+                             detail: warnings.joined(separator: "; "),
+                             remedy: warnings.isEmpty ? "" : "beacon-tx start --config \(path.display) --dry-run prints the plan and these warnings")
+    }
+}
