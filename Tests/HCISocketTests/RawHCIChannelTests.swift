@@ -255,6 +255,17 @@ final class FakeKernel: @unchecked Sendable {
         #expect(kernel.isFullyConsumed, "\(kernel.unexpected)")
     }
 
+    /// An untrusted socket (no CAP_NET_ADMIN) sending a command only trusted sockets may send: the
+    /// kernel queues a Command Status (Permission Denied) and write returns 0. The send succeeds,
+    /// so that the caller reads the answer (seen in the btvirt guest as user nobody: doctor-nonroot).
+    @Test func aCommandTheKernelAnsweredWithoutRunningIsSent() throws {
+        let kernel = FakeKernel()
+        kernel.writes = [.count(0)]
+        let ch = ControlChannel(socket: Self.socket, signalDescriptor: nil, system: kernel.calls)
+        try ch.send([0x3d, 0, 0, 0, 0, 0])
+        #expect(kernel.isFullyConsumed, "\(kernel.unexpected)")
+    }
+
     @Test func receivesAnEventASignalFirstAndTimesOut() throws {
         let kernel = FakeKernel()
         let removed: [UInt8] = [0x24, 0x00, 0x00, 0x00, 0x01, 0x00, 0x05]

@@ -61,6 +61,11 @@ public final class ControlChannel: MGMTChannel {
         } catch {
             throw transportError(error, call: "write", device: Self.name, available: { [] })
         }
+        // 0: the kernel did not run the command but answered it: a socket without CAP_NET_ADMIN
+        // (untrusted) that sends a command only trusted sockets may send gets a Command Status
+        // (Permission Denied) queued, and write returns 0 (hci_sock's MGMT path). The answer is read
+        // like any other.
+        if written == 0, !packet.isEmpty { return }
         if written != packet.count {
             throw .system(call: "write", device: Self.name, errno: EIO, message: "short write: \(written) of \(packet.count) bytes")
         }
