@@ -145,13 +145,15 @@ enum DoctorRules {
                                  remedy: "systemctl status 'beacon-tx*'")
         }
         var units: [[String: String]] = []
-        for block in show.output.split(separator: "\n\n", omittingEmptySubsequences: true) {
-            var fields: [String: String] = [:]
-            for line in block.split(separator: "\n") {
-                guard let eq = line.firstIndex(of: "=") else { continue }
+        var fields: [String: String] = [:]
+        // One block per unit; a blank line (or the end) closes it.
+        for line in show.output.split(separator: "\n", omittingEmptySubsequences: false) + [Substring("")] {
+            if line.isEmpty {
+                if fields["Id"] != nil, fields["LoadState"] != "not-found" { units.append(fields) }
+                fields = [:]
+            } else if let eq = line.firstIndex(of: "=") {
                 fields[String(line[..<eq])] = String(line[line.index(after: eq)...])
             }
-            if fields["Id"] != nil, fields["LoadState"] != "not-found" { units.append(fields) }
         }
         guard !units.isEmpty else {
             return DoctorFinding(id: "units", verdict: .ok, summary: "no beacon-tx unit is installed or loaded")
