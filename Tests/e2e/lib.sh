@@ -319,6 +319,17 @@ wait_bg() {
   rm -f "$E2E_OUT/.bg-$1.pid"
 }
 
+# expect_idle NAME: NAME still runs and sleeps: no more than 2 clock ticks of CPU (utime+stime) in 2 s.
+expect_idle() {
+  local st ticks0
+  bg_running "$1" || fail "$1 exited while waiting: $(tail -n 3 "$E2E_OUT/$1.log")"
+  read -r -a st < "/proc/$(_bg_pid "$1")/stat"
+  ticks0=$((st[13] + st[14]))
+  sleep 2
+  read -r -a st < "/proc/$(_bg_pid "$1")/stat"
+  [ $((st[13] + st[14] - ticks0)) -le 2 ] || fail "$1 used $((st[13] + st[14] - ticks0)) ticks in 2 s while waiting"
+}
+
 # bg_running NAME: true while NAME runs.
 bg_running() { ! _dead "$(_bg_pid "$1")"; }
 
