@@ -161,6 +161,17 @@ import Testing
         let stale = tool(["doctor", "--json"], host: Self.host().0, service: gone, system: sys)
         #expect(try finding(stale, "owner")["verdict"] == .string("ok"))
         #expect(try finding(stale, "session")["summary"]?.string?.hasPrefix("stale state: pid 777 is gone") == true)
+        // From /proc/net/unix (the abstract socket's name), without binding anything.
+        var never = service([:], stateDirectory: dir, alive: [777])
+        never.claimDevice = { _ in Issue.record("doctor bound the lock"); return .claimed(nil) }
+        let table = "Num       RefCount Protocol Flags    Type St Inode Path\n0000000000000000: 00000002 00000000 00000000 0002 01 15603 @beacon-tx/hci0\n"
+        let seen = tool(["doctor", "--json"], host: Self.host().0, service: never,
+                        system: Self.machine(files: ["/proc/net/unix": table, "/proc/777/cgroup": "0::/user.slice/session-3.scope\n"]))
+        #expect(try finding(seen, "owner")["summary"] == .string("another beacon-tx owns hci0 (pid 777, session-3.scope): a second start on it exits 75"))
+        #expect(try finding(seen, "owner")["remedy"] == .string("beacon-tx stop --device hci0"))
+        let free = tool(["doctor", "--json"], host: Self.host().0, service: never,
+                        system: Self.machine(files: ["/proc/net/unix": table.replacingOccurrences(of: "hci0\n", with: "hci1\n")]))
+        #expect(try finding(free, "owner")["verdict"] == .string("ok"))
     }
 
     @Test func aBrokenConfigFailsWithTheExactError() throws {

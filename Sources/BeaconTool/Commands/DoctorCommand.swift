@@ -231,7 +231,7 @@ enum DoctorCommand: Subcommand {
     static func ownerFindings(_ device: String, _ ctx: ToolContext) -> [DoctorFinding] {
         var out: [DoctorFinding] = []
         let session = runningSession(device, ctx)
-        switch ctx.service.claimDevice(device) {
+        switch lockState(device, ctx) {
         case .claimed:
             out.append(DoctorFinding(id: "owner", device: device, verdict: .ok, summary: "no beacon-tx session owns \(device)"))
         case .held:
@@ -239,7 +239,7 @@ enum DoctorCommand: Subcommand {
             let unit = pid.flatMap { ctx.system.text("/proc/\($0)/cgroup") }.flatMap(DoctorRules.unitName)
             let who = (pid.map { "pid \($0)" } ?? "pid unknown") + (unit.map { ", \($0)" } ?? "")
             out.append(DoctorFinding(id: "owner", device: device, verdict: .warn, summary: "another beacon-tx owns \(device) (\(who)): a second start on it exits 75",
-                                     detail: "the device lock @beacon-tx/\(device) is held; the owner is read from its state file",
+                                     detail: "the device lock @beacon-tx/\(device) is held (/proc/net/unix); the owner is read from its state file",
                                      remedy: unit.map { $0.hasSuffix(".service") ? "systemctl stop \($0)" : "beacon-tx stop --device \(device)" } ?? "beacon-tx stop --device \(device)"))
         case let .unavailable(why):
             out.append(DoctorFinding(id: "owner", device: device, verdict: .warn, summary: "the device lock could not be tried: \(why)"))
@@ -266,6 +266,15 @@ enum DoctorCommand: Subcommand {
                                      remedy: s.onAir ? "" : "see the findings above for \(device); beacon-tx status --device \(device) follows it"))
         }
         return out
+    }
+
+    /// Whether another process holds `device`'s lock: the abstract socket `@beacon-tx/hciN` listed in
+    /// /proc/net/unix (readable by anyone; nothing is bound, so a start that claims the device at
+    /// this moment is not refused); where that file cannot be read, a claim released at once.
+    static func lockState(_ device: String, _ ctx: ToolContext) -> DeviceLock.Claim {
+        guard let table = ctx.system.text("/proc/net/unix") else { return ctx.service.claimDevice(device) }
+        let name = "@" + DeviceLock.name(device: device)
+        return table.split(separator: "\n").contains { $0.split(separator: " ").last.map(String.init) == name } ? .held : .claimed(nil)
     }
 
     // MARK: machine
