@@ -64,8 +64,8 @@ enum DoctorCommand: Subcommand {
             findings.append(DoctorFinding(id: "kernel-bluetooth", verdict: .fail, summary: "the controllers could not be listed: \(error)",
                                           remedy: CLIError(error).message))
         }
+        let wanted = only.map { id in devices.filter { $0.id == id } } ?? devices
         if host != nil {
-            let wanted = only.map { id in devices.filter { $0.id == id } } ?? devices
             if devices.isEmpty {
                 findings.append(DoctorFinding(id: "adapters", verdict: .fail, summary: "no Bluetooth controller is registered",
                                               detail: "the kernel's device list (HCIGETDEVLIST) is empty",
@@ -77,7 +77,6 @@ enum DoctorCommand: Subcommand {
                 findings.append(DoctorFinding(id: "adapters", verdict: .ok, summary: "\(devices.count) controller\(devices.count == 1 ? "" : "s"): " + devices.map(\.name).joined(separator: ", ")))
             }
         }
-        let wanted = only.map { id in devices.filter { $0.id == id } } ?? devices
         var adapters: [Adapter] = []
         var perDevice: [DoctorFinding] = []
         for info in wanted {
@@ -107,22 +106,22 @@ enum DoctorCommand: Subcommand {
     // MARK: per adapter
 
     static func adapterFinding(_ info: HCIDeviceInfo, _ host: HCIHost, _ ctx: ToolContext) -> (DoctorFinding, ControllerCapabilities?) {
-        let where_ = "\(info.bus), \(info.address)"
+        let place = "\(info.bus), \(info.address)"
         guard info.isUp else {
-            return (DoctorFinding(id: "adapter", device: info.name, verdict: .warn, summary: "\(where_): down, its capabilities were not read",
+            return (DoctorFinding(id: "adapter", device: info.name, verdict: .warn, summary: "\(place): down, its capabilities were not read",
                                   detail: "HCI version, LE and advertising support are read from an up controller; doctor does not bring it up (see power)",
                                   remedy: info.isBlocked ? "unblock it first (see rfkill)" : "bring it up (hciconfig \(info.name) up, or bluetoothctl power on) and run doctor again"), nil)
         }
         let caps: ControllerCapabilities
         do { caps = try DevicesCommand.capabilities(info, host, timeout: timeout, verbose: false, ctx) } catch {
             if error.code == .noPermission {
-                return (DoctorFinding(id: "adapter", device: info.name, verdict: .warn, summary: "\(where_): up; HCI version, LE and advertising support not seen",
+                return (DoctorFinding(id: "adapter", device: info.name, verdict: .warn, summary: "\(place): up; HCI version, LE and advertising support not seen",
                                       detail: "reading them from the controller needs CAP_NET_RAW (a raw HCI socket)", remedy: "run as root to see them"), nil)
             }
-            return (DoctorFinding(id: "adapter", device: info.name, verdict: .fail, summary: "\(where_): the controller did not answer the probe: \(error.message)",
+            return (DoctorFinding(id: "adapter", device: info.name, verdict: .fail, summary: "\(place): the controller did not answer the probe: \(error.message)",
                                   remedy: "hciconfig \(info.name) reset, or replug the adapter; btmon shows the conversation"), nil)
         }
-        var text = "\(where_), HCI \(caps.version.coreVersion), LE \(caps.supportsLE ? "yes" : "no")"
+        var text = "\(place), HCI \(caps.version.coreVersion), LE \(caps.supportsLE ? "yes" : "no")"
         text += ", legacy adv \(caps.supportsLegacyAdvertising ? "yes" : "no"), extended adv "
             + (caps.supportsExtendedAdvertising
                 ? "yes (\(caps.numberOfSupportedAdvertisingSets.map(String.init) ?? "?") sets, max data \(caps.maximumAdvertisingDataLength.map(String.init) ?? "?") bytes)"

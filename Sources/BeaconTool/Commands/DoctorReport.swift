@@ -62,7 +62,7 @@ struct DoctorReport {
         for f in findings {
             let device = f.device ?? "-"
             lines.append(f.verdict.rawValue.uppercased().padded(6) + f.id.padded(idWidth) + device.padded(deviceWidth) + f.summary)
-            if f.verdict != .ok || !f.detail.isEmpty, !f.detail.isEmpty { lines.append(indent + f.detail) }
+            if !f.detail.isEmpty { lines.append(indent + f.detail) }
             if !f.remedy.isEmpty { lines.append(indent + "remedy: " + f.remedy) }
         }
         return lines
@@ -163,7 +163,7 @@ enum DoctorRules {
                 + (u["Result"].map { $0 == "success" ? "" : ", result \($0)" } ?? "")
                 + (u["ExecMainStatus"].map { $0 == "0" || $0.isEmpty ? "" : ", last exit \($0)" } ?? "")
         }
-        let failed = units.filter { $0["ActiveState"] == "failed" || ($0["Result"].map { $0 != "success" } ?? false) && $0["ActiveState"] != "active" }
+        let failed = units.filter { $0["ActiveState"] == "failed" || (($0["Result"].map { $0 != "success" } ?? false) && $0["ActiveState"] != "active") }
         if let f = failed.first, let id = f["Id"] {
             return DoctorFinding(id: "units", verdict: .fail, summary: "\(id) failed (result \(f["Result"] ?? "?"), last exit \(f["ExecMainStatus"] ?? "?"))",
                                  detail: described.joined(separator: "; "),
