@@ -166,7 +166,7 @@ import Testing
         }
         expectSnapshot(tool(["scan", "--help"]).out, "help-scan.txt")
         expectSnapshot(tool(["start", "--help"]).out, "help-start.txt")
-        #expect(tool(["--version"]).out == "beacon-tx \(BeaconTX.version)\n")
+        #expect(tool(["--version"]).out == BuildIdentity.current.text + "\n")
     }
 }
 

@@ -17,7 +17,7 @@ enum ShellCompletion {
     }
 
     /// The root's own options (`beacon-tx --help`, `--version`).
-    static let rootOptions: [OptionSpec] = [.flag("--help", "show the commands"), .flag("--version", "print the version")]
+    static let rootOptions: [OptionSpec] = [.flag("--help", "show the commands"), .flag("--version", "print the version and the commit built from")]
 
     /// A command's options as the dispatcher accepts them (its table plus `--help`).
     static func options(of command: any Subcommand.Type) -> [OptionSpec] {

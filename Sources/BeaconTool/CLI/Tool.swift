@@ -130,7 +130,9 @@ extension Subcommand {
 
 /// The `beacon-tx` root dispatcher.
 public enum BeaconTX {
-    public static let version = "0.1.0"
+    /// The one place the version is set (semantic versioning: CHANGELOG.md); scripts/make-deb and
+    /// the release scripts read it from this line.
+    public static let version = "0.2.0"
 
     static var subcommands: [any Subcommand.Type] {
         [StartCommand.self, StopCommand.self, StatusCommand.self, DevicesCommand.self, DoctorCommand.self, ScanCommand.self, DecodeCommand.self,
@@ -167,7 +169,8 @@ public enum BeaconTX {
         for c in subcommands { lines.append("  " + c.name + String(repeating: " ", count: max(1, 13 - c.name.count)) + c.summary) }
         lines += [
             "",
-            "Run 'beacon-tx <command> --help' for the options of one command.",
+            "Run 'beacon-tx <command> --help' for the options of one command;",
+            "'beacon-tx --version' prints the version and the commit built from (--json: as JSON).",
             "",
             "examples:",
         ]
@@ -204,6 +207,19 @@ public enum BeaconTX {
         return code
     }
 
+    /// `beacon-tx --version [--json]`: the version and the commit built from (BuildIdentity).
+    static func printVersion(_ rest: [String], _ ctx: ToolContext) -> Int32 {
+        switch rest {
+        case []: ctx.stdout(BuildIdentity.current.text)
+        case ["--json"]: ctx.stdout(BuildIdentity.current.json.pretty)
+        default:
+            let extra = rest.first { $0 != "--json" } ?? "--json"
+            ctx.log(.error, "beacon-tx --version: unexpected argument \(Quote.user(extra)) (accepted: --json)")
+            return ExitCode.usage.rawValue
+        }
+        return 0
+    }
+
     static func dispatch(_ raw: [[UInt8]], _ ctx: ToolContext) -> Int32 {
         let arguments = raw.map { String(decoding: $0, as: UTF8.self) }
         guard let first = arguments.first else {
@@ -219,8 +235,7 @@ public enum BeaconTX {
             }
             return 0
         case "--version", "version":
-            ctx.stdout("beacon-tx \(version)")
-            return 0
+            return printVersion(Array(arguments.dropFirst()), ctx)
         default:
             break
         }

@@ -15,7 +15,7 @@ mkdir -p "${BIN%/*}" && cp "$RELEASE" "$BIN"
 step "ldd"
 out=$(ldd "$BIN" 2>&1) && fail "ldd: $out"
 [[ $out == *"not a dynamic executable"* ]] || fail "ldd says: $out"
-"$BIN" --version | grep -qx 'beacon-tx [0-9.]*' || fail "--version: $("$BIN" --version 2>&1)"
+"$BIN" --version | grep -qx "beacon-tx [0-9.]* ([0-9a-f]\{12\}\(, modified\)\{0,1\})" || fail "--version: $("$BIN" --version 2>&1)"
 
 step "devices --json: the address as hciconfig prints it"
 addr=$(bdaddr hci0)
