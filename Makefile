@@ -12,7 +12,7 @@ DESTDIR ?=
 # `make release-arm64`: the same for aarch64 (Raspberry Pi, 64-bit OS), cross-built (scripts/release-arm64)
 RELEASE_BIN_ARM64 = .build/static-aarch64/beacon-tx
 
-.PHONY: deps build release release-arm64 docs install uninstall deb deb-arm64 run test test-arm64 compare-arch e2e e2e-systemd e2e-arm64 bench clean
+.PHONY: deps build release release-arm64 docs install uninstall deb deb-arm64 dist run test test-arm64 compare-arch e2e e2e-systemd e2e-arm64 bench clean
 
 # Installs what the build needs when it is missing (Debian: libbluetooth-dev, pkg-config).
 deps:
@@ -60,6 +60,12 @@ deb: release
 # with trixie's lintian by scripts/check-deb-arm64).
 deb-arm64: release-arm64
 	DEB_ARCH=arm64 RELEASE_BIN=$(RELEASE_BIN_ARM64) scripts/make-deb
+
+# A release in dist/VERSION/: both static binaries, both packages, the source tarball and
+# SHA256SUMS (scripts/make-dist, from a clean git checkout; scripts/check-dist verifies it). The
+# four builds it depends on are incremental: what CI built before is not built again.
+dist: release release-arm64 deb deb-arm64
+	scripts/make-dist
 
 # The main job: a dry run of the kiosk beacon.
 run: build
