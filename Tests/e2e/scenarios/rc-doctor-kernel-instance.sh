@@ -34,3 +34,8 @@ t0=$EPOCHREALTIME
 wait_until 30 _rc_heard_after "$t0" || fail "the beacon was not heard on hci1"
 stop_bg kiosk TERM
 [ "$BG_RC" = 0 ] || fail "exit $BG_RC after SIGTERM"
+
+# The kernel keeps MGMT instances across the `hciconfig reset` between scenarios of one RootCanal
+# start: remove instance 1, or the next legacy-only scenario finds it (rc-legacy-only then shares).
+out=$(btmgmt_cmd 0 rm-adv 1)
+[[ $out == *"removed"* || $out == *"Removed"* ]] || echo "btmgmt rm-adv 1: $out"
