@@ -23,6 +23,8 @@ public final class ScriptedKernel: MGMTChannel {
     /// The kernel's clock (milliseconds): it moves only by the waits that time out.
     public private(set) var elapsedMilliseconds: Int64 = 0
     public func now() -> Int64 { elapsedMilliseconds }
+    /// Called with the wait's timeout each time a receive times out (a test clock moves by it).
+    public var onTimeout: ((Int) -> Void)?
     private var emptyWaits = 0
 
     public init(_ steps: [Step]) { self.steps = steps }
@@ -60,7 +62,10 @@ public final class ScriptedKernel: MGMTChannel {
             switch steps[position] {
             case let .receive(r):
                 position += 1
-                if r == .timedOut { elapsedMilliseconds += Int64(max(0, timeoutMilliseconds)) }
+                if r == .timedOut {
+                    elapsedMilliseconds += Int64(max(0, timeoutMilliseconds))
+                    onTimeout?(timeoutMilliseconds)
+                }
                 return r
             case let .receiveFails(e):
                 position += 1
@@ -73,6 +78,7 @@ public final class ScriptedKernel: MGMTChannel {
         // A loop waiting for what the script does not have gets a SIGTERM instead of hanging.
         if emptyWaits % ScriptedController.waitsBeforeGivingUp == 0 { return .signal(15) }
         elapsedMilliseconds += Int64(max(0, timeoutMilliseconds))
+        onTimeout?(timeoutMilliseconds)
         return .timedOut
     }
 }

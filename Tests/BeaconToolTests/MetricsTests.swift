@@ -83,6 +83,7 @@ import Testing
             (.reloadFailed, .reloadFailed),
             (.rotationStepFailed, .rotationFailed),
             (.otherOwnerQuiet(milliseconds: 10_000), .other),
+            (.instanceRemoved(5), .disabled),
         ]
         for (cause, reason) in cases { #expect(RearmReason(cause) == reason, "\(cause)") }
     }

@@ -220,6 +220,7 @@ public final class AdvertisingSession {
         if sending == 0, machine.phase != before { onPhaseChange?(machine.phase) }
     }
     private var sending = 0
+    private var cycleHandBackNoted = false
 
     private func perform(_ effect: SessionMachine.Effect) {
         switch effect {
@@ -260,6 +261,10 @@ public final class AdvertisingSession {
             } catch {
                 log("cycle: disabling failed: \(error)")
             }
+        case .handBackInstance:
+            guard plan?.family == .legacy else { return }
+            do { try handBack(noting: !cycleHandBackNoted) } catch { log("cycle: handing the advertising instance back failed: \(error)") }
+            cycleHandBackNoted = true
         case let .note(note):
             log(note.text(device: device, beacons: configuration.beacons.count))
         }
@@ -277,6 +282,7 @@ public final class AdvertisingSession {
         if plan?.family == .legacy, let ids = kernelInstances, !ids.isEmpty {
             noteDisplacement("the kernel's advertising instance\(ids.count == 1 ? "" : "s") \(ids.map(String.init).joined(separator: ", "))",
                              plural: ids.count > 1)
+            send(.otherOwnerOfInstance)
         }
         send(.started)
     }
@@ -355,19 +361,21 @@ public final class AdvertisingSession {
         // the kernel's cache right), nothing of ours is on air: nothing to stop or give back.
         if isYielding && plan.family == .legacy { return }
         for step in plan.stop { try runner.run(step) }
-        if plan.family == .legacy { try handBack() }
+        if plan.family == .legacy { try handBack(noting: true) }
     }
 
     /// After the stop plan on a shared single instance: the other owner's advertising as it had it
     /// (no ghost of ours when the kernel re-enables it, and its own advertisement back on air), or,
     /// when its data is unknown, blank data so that no beacon of ours comes back.
-    private func handBack() throws(HCIError) {
+    private func handBack(noting: Bool) throws(HCIError) {
         if foreignLegacy.hasData {
             for step in foreignLegacy.restoreSteps { try runner.run(step) }
+            guard noting else { return }
             log("\(device): the advertising instance is handed back as its other owner last wrote it (data, parameters\(foreignLegacy.enabled == true ? ", enabled" : ""))")
         } else if !(kernelInstances ?? []).isEmpty || !foreignLegacy.isEmpty {
             try runner.run(ForeignLegacyAdvertising.blankData)
             needsKernelHandBack = !(kernelInstances ?? []).isEmpty
+            guard noting else { return }
             log("\(device): the other owner's advertising data was written before beacon-tx started; blank data is left in the instance so that no beacon stays on air when the kernel re-enables it")
         }
     }
@@ -447,8 +455,11 @@ public final class AdvertisingSession {
 
     /// Another program's command: what does it do to our placements?
     private func observe(_ command: HCICommand) {
-        if plan?.family == .legacy, foreignLegacy.record(command), LESetAdvertisingEnable(command)?.advertisingEnable != false {
-            noteDisplacement("another owner (the kernel's advertising instances: bluetoothd, bluetoothctl advertise, btmgmt add-adv)")
+        if plan?.family == .legacy, foreignLegacy.record(command) {
+            if !machine.instanceHasOtherOwner { send(.otherOwnerOfInstance) }
+            if LESetAdvertisingEnable(command)?.advertisingEnable != false {
+                noteDisplacement("another owner (the kernel's advertising instances: bluetoothd, bluetoothctl advertise, btmgmt add-adv)")
+            }
         }
         // The model is asked only when the machine would act on the answer.
         let relevant = !machine.isYielding && !machine.isScheduledOff && !machine.isDown
@@ -619,6 +630,8 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
     case command(HCIError)
     /// Memory Capacity Exceeded even for one set: the kernel's instances use every set.
     case capacityExceeded(device: String, beacons: Int, HCIError)
+    /// The sharing mode's MGMT command failed (a re-add).
+    case shared(ShareError)
 
     /// The device was found down (the kernel's ENETDOWN): waited for, not retried.
     var isDeviceDown: Bool {
@@ -639,6 +652,7 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .start(e): return e.description
         case let .plan(e): return e.description
         case let .command(e): return e.description
+        case let .shared(e): return e.description
         case let .capacityExceeded(device, beacons, e):
             return "\(e): \(device) has no free advertising set for \(beacons == 1 ? "the beacon" : "\(beacons) beacons")"
         }

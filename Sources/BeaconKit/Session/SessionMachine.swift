@@ -112,6 +112,9 @@ public enum RearmCause: Hashable, Sendable {
     case rotationStepFailed
     /// After yielding: the other owner of the instance was quiet this long.
     case otherOwnerQuiet(milliseconds: Int64)
+    /// The sharing mode: our kernel advertising instance was removed (another program's Remove
+    /// Advertising, bluetoothd clearing every instance at its start).
+    case instanceRemoved(UInt8)
 
     public func text(device: String) -> String {
         switch self {
@@ -124,6 +127,7 @@ public enum RearmCause: Hashable, Sendable {
         case .reloadFailed: return "reload failed; the previous beacons are put back"
         case .rotationStepFailed: return "rotation step failed"
         case let .otherOwnerQuiet(ms): return "the other owner of the advertising instance was quiet for \(Milliseconds.seconds(ms)) s"
+        case let .instanceRemoved(i): return "instance \(i) was removed by another program or the kernel"
         }
     }
 }
@@ -177,6 +181,9 @@ public struct SessionMachine: Sendable {
     /// Sets a connection ended; re-enabled after the disconnection.
     private var terminatedHandles: [UInt8] = []
     private var legacyConnected = false
+    /// Someone else writes our single legacy advertising instance too (the kernel's MGMT instances):
+    /// an off phase gives it back, or the kernel's rotation re-enables it with our data still in it.
+    public private(set) var instanceHasOtherOwner = false
 
     public init() {}
 
@@ -214,6 +221,9 @@ public struct SessionMachine: Sendable {
         case updatedInPlace
         /// Re-arm now (a reload failed: the previous beacons are put back).
         case rearmNow(RearmCause)
+        /// Another owner writes our single legacy instance (its commands were seen, or the kernel has
+        /// advertising instances on it): from now on, each off phase hands the instance back.
+        case otherOwnerOfInstance
         case stopped
     }
 
@@ -228,6 +238,11 @@ public struct SessionMachine: Sendable {
         case reenable([UInt8], started: Int64)
         /// The cycle's off phase begins: disable every beacon.
         case disableForCycle
+        /// After `disableForCycle` on a single instance with another owner: write back what it last
+        /// wrote (or blank data when that is not known), so that when it re-enables the instance
+        /// (the kernel's rotation does, ~2 s later) none of our beacons is on air. The on phase's
+        /// re-arm writes ours again.
+        case handBackInstance
         /// A note for the operator.
         case note(Note)
     }
@@ -268,7 +283,7 @@ public struct SessionMachine: Sendable {
     public mutating func step(_ input: Input, now: Int64) -> [Effect] {
         switch (phase, input) {
         case (.stopped, _): return []
-        case (.idle, .started), (.idle, .planAdopted), (.idle, .stopped): break
+        case (.idle, .started), (.idle, .planAdopted), (.idle, .otherOwnerOfInstance), (.idle, .stopped): break
         case (.idle, _): return []
         default: break
         }
@@ -381,6 +396,9 @@ public struct SessionMachine: Sendable {
             return []
         case let .rearmNow(cause):
             return rearm(cause, now: now)
+        case .otherOwnerOfInstance:
+            instanceHasOtherOwner = true
+            return []
         case .stopped:
             phase = .stopped
             nextRotationAt = nil
@@ -440,7 +458,7 @@ public struct SessionMachine: Sendable {
                 phaseAt = scheduled + cycle.offMilliseconds
             }
             phase = .offPhase(.init(offMilliseconds: cycle.offMilliseconds, pair: pairsDone, count: cycle.count))
-            return [.disableForCycle]
+            return instanceHasOtherOwner ? [.disableForCycle, .handBackInstance] : [.disableForCycle]
         }
         cycleOff = false
         phaseAt = scheduled + cycle.onMilliseconds

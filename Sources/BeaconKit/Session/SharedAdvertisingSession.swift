@@ -17,16 +17,21 @@ public enum ShareError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// The sharing mode's session: our beacons are kernel advertising instances, added through MGMT on
 /// the control channel; the kernel rotates them with everyone else's on the controller's instance.
-/// Pure like `AdvertisingSession`: fed MGMT events and time, it sends through an `MGMTCommandRunner`.
+/// Pure like `AdvertisingSession`, and decided by the same `SessionMachine`: MGMT events and time go
+/// in as the machine's inputs, its effects are carried out with MGMT commands (`SharePlan`) through
+/// an `MGMTCommandRunner`. So the schedule (`--duration`, `--cycle`), the retry and the health the
+/// watchdog reads are the raw-HCI session's own.
 ///
 /// - Start: Read Advertising Features; the highest free instances (bluetoothd and btmgmt take the
 ///   lowest); each beacon added. The kernel refusing Add Extended Advertising Data with Invalid
 ///   Parameters (0x0d), or Add Extended Advertising Parameters with Unknown Command (0x01), makes
 ///   the session use Add Advertising from then on, with one note.
 /// - Events: Advertising Removed of one of ours (another program's Remove Advertising, bluetoothd's
-///   start clearing every instance) re-adds it; Index Removed waits; Index Added, then New Settings
-///   with Powered, re-adds everything (the kernel forgets instances with the controller). A failed
+///   start clearing every instance) re-adds it; Index Removed is the device unregistered, Index
+///   Added then New Settings with Powered its return (the kernel forgets instances with the
+///   controller): everything re-added; New Settings without Powered is the device down. A failed
 ///   re-add is retried every second.
+/// - `--cycle`: an off phase removes our instances (Remove Advertising), the on phase adds them again.
 /// - Reload: changed beacons re-added on their instances, new ones get free instances, removed ones
 ///   are removed. Stop: Remove Advertising of our instances only.
 public final class SharedAdvertisingSession {
@@ -35,16 +40,28 @@ public final class SharedAdvertisingSession {
     public private(set) var runner: MGMTCommandRunner
     let now: () -> Int64
     let log: (String) -> Void
-    public private(set) var isOnAir = false
+    /// The decisions: phase, schedule, retry (the raw-HCI session's machine).
+    public private(set) var machine = SessionMachine()
+    public var phase: SessionPhase { machine.phase }
+    public var isOnAir: Bool { machine.phase == .onAir }
     /// The controller is gone (Index Removed) or powered off.
-    public private(set) var isWaiting = false
-    /// When to retry a failed re-add.
-    public private(set) var nextDeadline: Int64?
-    /// How many times our instances were put back after someone else removed them (or the kernel lost them).
-    public private(set) var readds = 0
-    public private(set) var lastReaddReason: String?
+    public var isWaiting: Bool { machine.isDown }
+    /// When the pump must call `timerExpired` (a retry, a cycle boundary, the end of `--duration`).
+    public var nextDeadline: Int64? { machine.nextDeadline }
+    /// On air, off by the schedule, or a re-add due: what the watchdog feeds on.
+    public var isHealthy: Bool { machine.isHealthy }
+    /// The schedule has run out (duration passed, or the last cycle ended): the pump stops.
+    public var finished: Bool { machine.finished }
+    /// Duration and on/off cycle; empty = on air until stopped.
+    public var schedule: AdvertisingSchedule {
+        get { machine.schedule }
+        set { machine.schedule = newValue }
+    }
+    /// How many times our instances were put back (someone else removed them, the kernel lost them,
+    /// an on phase of `--cycle` began).
+    public var readds: Int { machine.rearmCount }
+    public var lastReaddReason: String? { machine.lastRearm?.cause.text(device: device) }
     var fallbackNoted = false
-    var pendingReason: String?
     public static let retryMilliseconds: Int64 = 1000
 
     public init(beacons: [BeaconAdvertisement], index: UInt16, device: String, dwellMilliseconds: Int,
@@ -54,6 +71,7 @@ public final class SharedAdvertisingSession {
         self.runner = runner
         self.now = now
         self.log = log
+        machine.retryMilliseconds = Self.retryMilliseconds
     }
 
     /// Read Advertising Features, choose our instances, add every beacon.
@@ -66,7 +84,7 @@ public final class SharedAdvertisingSession {
         plan = SharePlan(index: plan.index, beacons: plan.beacons, instances: free, durationSeconds: plan.durationSeconds,
                          method: features.supportedFlags.contains(.intervalParameters) ? .extended : .addAdvertising)
         for i in plan.beacons.indices { try add(i) }
-        isOnAir = true
+        send(.started)
     }
 
     /// Adds beacon `i`, switching to Add Advertising once when the kernel refuses the extended pair.
@@ -90,21 +108,49 @@ public final class SharedAdvertisingSession {
         }
     }
 
-    /// Re-adds every beacon (the controller came back, or the kernel lost our instances).
-    func readdAll(_ reason: String) {
-        do throws(ShareError) {
-            for i in plan.beacons.indices { try add(i) }
-            readds += 1
-            lastReaddReason = reason
-            isOnAir = true
-            isWaiting = false
-            nextDeadline = nil
-            pendingReason = nil
-            log("re-added \(plan.beacons.count) instance(s) on \(device): \(reason)")
-        } catch {
-            log("re-adding on \(device) failed: \(error); retrying in 1 s")
-            pendingReason = reason
-            nextDeadline = now() + Self.retryMilliseconds
+    /// Remove Advertising of our instances; one already gone (Invalid Parameters) counts as removed.
+    func removeOurs() throws(ShareError) {
+        for command in plan.stop {
+            let status: MGMTStatus
+            do { (status, _) = try runner.send(command) } catch { throw .mgmt(error) }
+            guard status == .success || status == .invalidParameters else {
+                throw .mgmt(.commandFailed(opcode: command.opcode, index: command.index, status: status))
+            }
+        }
+    }
+
+    /// One input to the machine and its effects, queued: an effect's outcome is the next input, never
+    /// handled inside the effect.
+    private func send(_ input: SessionMachine.Input) {
+        queue.append(input)
+        guard !draining else { return }
+        draining = true
+        defer { draining = false }
+        while !queue.isEmpty {
+            let next = queue.removeFirst()
+            for effect in machine.step(next, now: now()) { perform(effect) }
+        }
+    }
+    private var queue: [SessionMachine.Input] = []
+    private var draining = false
+
+    private func perform(_ effect: SessionMachine.Effect) {
+        switch effect {
+        case let .rearm(cause, started, _):
+            do throws(ShareError) {
+                for i in plan.beacons.indices { try add(i) }
+                send(.rearmed(cause, started: started, rotationIndex: 0))
+            } catch {
+                send(.failed(cause, .shared(error), deviceDown: false))
+            }
+        case .disableForCycle:
+            do { try removeOurs() } catch { log("cycle: removing our instances failed: \(error)") }
+        case .handBackInstance, .rotate, .reenable:
+            break  // the kernel writes its own instances and rotates ours; no connection is ours to follow
+        case let .note(.rearmed(cause, ms)):
+            log("re-added \(plan.beacons.count) instance(s) on \(device) after: \(cause.text(device: device)) (on air \(ms) ms after the event)")
+        case let .note(note):
+            log(note.text(device: device, beacons: plan.beacons.count))
         }
     }
 
@@ -113,23 +159,18 @@ public final class SharedAdvertisingSession {
         guard event.index == plan.index, let kind = try? event.decoded() else { return }
         switch kind {
         case let .advertisingRemoved(instance) where plan.instances.contains(instance):
-            guard !isWaiting else { return }
-            readdAll("instance \(instance) was removed by another program or the kernel")
+            guard !machine.isDown, !machine.isScheduledOff else { return }
+            send(.rearmNow(.instanceRemoved(instance)))
         case .indexRemoved:
-            isWaiting = true
-            isOnAir = false
-            nextDeadline = nil
             log("\(device) was removed; waiting for it to return")
+            send(.deviceUnregistered)
         case .indexAdded:
-            isWaiting = true
             log("\(device) is back; waiting until it is powered")
         case let .newSettings(settings):
-            if settings.contains(.powered), isWaiting || !isOnAir {
-                readdAll("\(device) was powered on")
-            } else if !settings.contains(.powered) {
-                isWaiting = true
-                isOnAir = false
-                nextDeadline = nil
+            if settings.contains(.powered) {
+                if machine.phase == .unplugged { send(.attached) } else if machine.phase == .deviceDown { send(.deviceUp) }
+            } else if machine.phase != .unplugged {
+                send(.deviceDown)
             }
         default:
             break
@@ -141,10 +182,9 @@ public final class SharedAdvertisingSession {
         for e in runner.takeUnrelated() { handle(e) }
     }
 
+    /// The deadline passed: retry, switch the cycle's phase, or finish.
     public func timerExpired() {
-        guard let deadline = nextDeadline, now() >= deadline else { return }
-        nextDeadline = nil
-        readdAll(pendingReason ?? "retry")
+        send(.timer)
     }
 
     /// A new runner after the control channel was reopened.
@@ -178,6 +218,8 @@ public final class SharedAdvertisingSession {
         let old = plan
         plan = SharePlan(index: old.index, beacons: beacons, instances: instances, dwellMilliseconds: dwellMilliseconds, method: old.method)
         let durationChanged = plan.durationSeconds != old.durationSeconds
+        // Off by the schedule (or the device gone): the new beacons go on air with the next re-add.
+        let offAir = machine.isScheduledOff || machine.isDown
         for i in beacons.indices {
             if i < old.beacons.count {
                 if old.beacons[i] == beacons[i] && !durationChanged { summary.unchanged += 1; continue }
@@ -185,25 +227,22 @@ public final class SharedAdvertisingSession {
             } else {
                 summary.added += 1
             }
-            try add(i)
+            if !offAir { try add(i) }
         }
         for instance in old.instances.dropFirst(beacons.count) {
-            do { _ = try runner.send(.removeAdvertising(index: old.index, instance: instance)) } catch { throw .mgmt(error) }
+            if !offAir {
+                do { _ = try runner.send(.removeAdvertising(index: old.index, instance: instance)) } catch { throw .mgmt(error) }
+            }
             summary.removed += 1
         }
         return summary
     }
 
-    /// Remove Advertising of our instances; one already gone (Invalid Parameters) counts as removed.
+    /// Remove Advertising of our instances (in an off phase they are already gone: Invalid Parameters
+    /// counts as removed); nothing when the device is gone or down (the kernel forgot them).
     public func stop() throws(ShareError) {
-        guard !isWaiting || isOnAir else { return }
-        for command in plan.stop {
-            let status: MGMTStatus
-            do { (status, _) = try runner.send(command) } catch { throw .mgmt(error) }
-            guard status == .success || status == .invalidParameters else {
-                throw .mgmt(.commandFailed(opcode: command.opcode, index: command.index, status: status))
-            }
-        }
-        isOnAir = false
+        defer { send(.stopped) }
+        guard !machine.isDown, machine.phase != .idle else { return }
+        try removeOurs()
     }
 }

@@ -76,6 +76,7 @@ extension CLIError {
         switch e {
         case let .start(s): self.init(s)
         case let .command(h): self.init(h)
+        case let .shared(m): self.init(m)
         case .plan: self.init(.usage, e.description)
         case .capacityExceeded:
             self.init(.unavailable, "\(e); list fewer beacons, let them rotate on one set (--controller legacy), or free the kernel's advertising instances (bluetoothctl advertise off, btmgmt rm-adv N, btmgmt clr-adv)")

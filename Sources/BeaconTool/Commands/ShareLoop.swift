@@ -39,9 +39,15 @@ struct ShareLoop {
         family == .legacy || caps.numberOfSupportedAdvertisingSets == 1
     }
 
+    /// The sharing session, with what the raw-HCI loop (`KioskLoop`) does around its session: the
+    /// schedule (`--duration`, `--cycle`, decided by the same `SessionMachine`), `WATCHDOG=1` while
+    /// healthy, `--metrics`, STATUS on every change, `--device-timeout` for an unplugged controller.
     mutating func run() throws(CLIError) -> ExitCode {
         let s = settings
+        if let refused = ShareOptions.refusal(s, mode: s.share) { throw refused }
         let verbose = arguments.has("--verbose")
+        let family: AdvertisingFamily = session.caps.supportsExtendedAdvertising ? .extended : .legacy
+        StartCommand.notes(s, family: family, session, ctx)
         let channel: MGMTChannel
         do { channel = try session.host.openControl(watchSignals: true) } catch { throw CLIError(error) }
         defer { channel.close() }
@@ -53,6 +59,7 @@ struct ShareLoop {
         let shared = SharedAdvertisingSession(beacons: s.beacons.map(s.advertisement), index: session.info.id, device: session.name,
                                               dwellMilliseconds: s.rotationMilliseconds, runner: runner, now: ctx.monotonicMilliseconds,
                                               log: { ctx.note($0) })
+        shared.schedule = s.schedule
         do { try shared.start() } catch { throw CLIError(error) }
         if Int(shared.plan.durationSeconds) * 1000 != s.rotationMilliseconds {
             ctx.note("MGMT durations are whole seconds: the \(s.rotationMilliseconds) ms dwell (--rotation) is \(shared.plan.durationSeconds) s")
@@ -64,24 +71,45 @@ struct ShareLoop {
                     // measured on btvirt (verify-share-extended): the kernel puts each on the set of its number, all at once
                     ? "the kernel gives each an advertising set of its own, all on air at once)"
                     : "each on air \(shared.plan.durationSeconds) s at a time in the kernel's rotation)"))
-        let family: AdvertisingFamily = session.caps.supportsExtendedAdvertising ? .extended : .legacy
+        // --metrics: the same file as raw HCI's, from the same machine; its final state whatever ends the loop.
+        let metrics = KioskMetricsFile.make(s.metrics, device: session.name, ctx)
+        defer { metrics?.ended() }
         service.onAirShared(family: family, beacons: s.beacons, instances: shared.plan.instances)
+        metrics?.update(shared, family: family, s)
+        var watchdog = service.watchdog
         if !ctx.service.isSupervised {
             ctx.note("press Ctrl-C (or send SIGTERM) to stop" + (arguments.has("--config") ? "; SIGHUP re-reads the config" : ""))
         }
-        let end = s.durationSeconds.map { ctx.monotonicMilliseconds() + Int64($0) * 1000 }
         var current = s
-        var readds = shared.readds
+        var reported = (phase: shared.phase, readds: shared.readds)
+        /// While the controller is unregistered: when `--device-timeout` runs out.
+        var unpluggedUntil: Int64?
         shared.handleKept()
         while true {
-            if shared.readds != readds {
-                readds = shared.readds
-                service.onAirShared(family: family, beacons: current.beacons, instances: shared.plan.instances, readdReason: shared.lastReaddReason)
+            if shared.phase != reported.phase || shared.readds != reported.readds {
+                reported = (shared.phase, shared.readds)
+                if shared.phase == .onAir {
+                    service.onAirShared(family: family, beacons: current.beacons, instances: shared.plan.instances, readdReason: shared.lastReaddReason)
+                } else if let why = shared.phase.text(device: session.name) {
+                    if shared.phase.isWaiting { ctx.warn(why) } else { ctx.note(why) }
+                    service.offAir(why)
+                } else if shared.phase == .unplugged {
+                    service.offAir("\(session.name) was unregistered; waiting up to \(s.deviceTimeoutSeconds) s for it to return")
+                }
+                metrics?.update(shared, family: family, current)
             }
+            if shared.phase == .unplugged {
+                if unpluggedUntil == nil { unpluggedUntil = ctx.monotonicMilliseconds() + Int64(s.deviceTimeoutSeconds) * 1000 }
+            } else {
+                unpluggedUntil = nil
+            }
+            if shared.finished { return try stop(shared, "schedule done", metrics, family, current) }
             var signal = runner.takePendingSignal()
             if signal == nil {
-                let deadlines = [shared.nextDeadline, end].compactMap { $0 }
-                let wait = deadlines.min().map { max(0, $0 - ctx.monotonicMilliseconds()) } ?? -1
+                let deadlines = [shared.nextDeadline, unpluggedUntil].compactMap { $0 }
+                var wait = deadlines.min().map { max(0, $0 - ctx.monotonicMilliseconds()) } ?? -1
+                // WATCHDOG=1 on raw HCI's rule: while on air, off by the schedule, or a re-add due.
+                if shared.isHealthy, let beat = watchdog?.pollTimeout() { wait = wait < 0 ? Int64(beat) : min(wait, Int64(beat)) }
                 let received: MGMTReceive
                 do { received = try channel.receive(timeoutMilliseconds: Int(clamping: wait)) } catch {
                     let message = "\(CLIError(error).message); the kernel keeps our instances until they are removed"
@@ -97,8 +125,10 @@ struct ShareLoop {
                         shared.handleKept()
                     }
                 case .timedOut:
-                    if let end, ctx.monotonicMilliseconds() >= end {
-                        return try stop(shared, "duration done")
+                    if let until = unpluggedUntil, ctx.monotonicMilliseconds() >= until {
+                        let message = "\(session.name) (\(session.info.address)) did not return within \(s.deviceTimeoutSeconds) s (--device-timeout); nothing is on air"
+                        service.failed(message)
+                        throw CLIError(.unavailable, message)
                     }
                     shared.timerExpired()
                     shared.handleKept()
@@ -107,40 +137,57 @@ struct ShareLoop {
             guard let signal else { continue }
             if signal == KioskLoop.sighup, let path = arguments.path("--config")?.display {
                 service.reloading()
-                reload(path, shared, &current)
-                service.onAirShared(family: family, beacons: current.beacons, instances: shared.plan.instances)
+                let applied = reload(path, shared, &current)
+                metrics?.reloaded(applied: applied)
+                metrics?.update(shared, family: family, current)
+                if shared.phase == .onAir {
+                    service.onAirShared(family: family, beacons: current.beacons, instances: shared.plan.instances)
+                } else if let why = shared.phase.text(device: session.name) {
+                    service.offAir(why)
+                }
                 continue
             }
-            return try stop(shared, "signal \(signal)" + (signal == KioskLoop.sighup ? " (SIGHUP without --config: the terminal closed)" : ""))
+            return try stop(shared, "signal \(signal)" + (signal == KioskLoop.sighup ? " (SIGHUP without --config: the terminal closed)" : ""),
+                            metrics, family, current)
         }
     }
 
-    func stop(_ shared: SharedAdvertisingSession, _ why: String) throws(CLIError) -> ExitCode {
+    func stop(_ shared: SharedAdvertisingSession, _ why: String, _ metrics: KioskMetricsFile?, _ family: AdvertisingFamily,
+              _ s: Settings) throws(CLIError) -> ExitCode {
         service.stopping()
         defer { service.stopped() }
         do { try shared.stop() } catch { throw CLIError(error) }
+        metrics?.update(shared, family: family, s)
         ctx.note("\(why): removed our kernel advertising instances \(shared.plan.instances.map(String.init).joined(separator: ", ")) on \(session.name)")
         return .success
     }
 
-    /// SIGHUP: re-read the file; a bad file is logged and the old beacons stay.
-    func reload(_ path: String, _ shared: SharedAdvertisingSession, _ current: inout Settings) {
+    /// SIGHUP: re-read the file; a bad file (or one with a setting the sharing mode cannot carry
+    /// out) is logged and the old beacons stay.
+    @discardableResult
+    func reload(_ path: String, _ shared: SharedAdvertisingSession, _ current: inout Settings) -> Bool {
         let new: Settings
         do { new = try StartCommand.settings(from: arguments, ctx) } catch {
             ctx.log(.error, "beacon-tx: reload: \(error.message); the previous beacons stay on air")
-            return
+            return false
         }
         guard !new.beacons.isEmpty else {
             ctx.warn("reload: \(path) lists no beacon; the previous beacons stay on air")
-            return
+            return false
+        }
+        if let refused = ShareOptions.refusal(new, mode: new.share) {
+            ctx.log(.error, "beacon-tx: reload: \(refused.message); the previous beacons stay on air")
+            return false
         }
         do {
             let r = try shared.reload(new.beacons.map(new.advertisement), dwellMilliseconds: new.rotationMilliseconds)
             current = new
             ctx.note("reloaded \(path): \(r.unchanged) unchanged, \(r.updated) updated, \(r.added) added, \(r.removed) removed (kernel instances "
                      + shared.plan.instances.map(String.init).joined(separator: ", ") + ")")
+            return true
         } catch {
             ctx.log(.error, "beacon-tx: reload: \(CLIError(error).message); the previous beacons stay on air")
+            return false
         }
     }
 }

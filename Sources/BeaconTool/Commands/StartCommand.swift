@@ -171,7 +171,7 @@ enum StartCommand: Subcommand {
     /// `--share always --dry-run`: the MGMT plan, as text or JSON.
     static func shareDryRun(_ s: Settings, _ a: ParsedArguments, _ format: Format, device: String, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         if a.has("--check") { throw .usage("--check compares HCI plans; the --share always plan is MGMT commands (compare its --format json)") }
-        if let e = s.shareCycleError { throw e }
+        if let e = ShareOptions.refusal(s, mode: .always) { throw e }
         let plan = ShareDryRun.plan(s)
         guard let output = format.render(s, plan, device: device) else {
             let mgmt = Format.allCases.filter { $0.render(s, plan, device: device) != nil }.map(\.rawValue)
@@ -208,7 +208,7 @@ enum StartCommand: Subcommand {
         if detach, s.share == .always {
             throw .usage("--share always needs the foreground session (without --detach): it re-adds the kernel instances the kernel forgets and removes them at stop")
         }
-        if let e = s.shareCycleError { throw e }
+        if s.share == .always, let e = ShareOptions.refusal(s, mode: .always) { throw e }
         if detach, !s.schedule.isEmpty {
             throw .usage("--duration/--cycle need the foreground session (without --detach): nothing would switch the beacons off")
         }

@@ -168,14 +168,6 @@ extension Settings {
             return origin.error([Setting.advertisingSet.key, "beacons"], file: { _ in e.description }, flags: e.description)
         }
     }
-
-    /// `--share always` with `--cycle`: the kernel's instances cannot be switched off and on.
-    var shareCycleError: CLIError? {
-        guard share == .always, cycle != nil else { return nil }
-        return origin.error([Setting.cycle.key, Setting.share.key],
-                            file: { _ in "needs raw HCI (it disables the beacons' instance); with \"share\": \"always\" take \"duration\" only" },
-                            flags: "--cycle needs raw HCI (it disables the beacons' instance); the --share always mode takes --duration only")
-    }
 }
 
 /// `--cycle ON:OFF[:COUNT]` (config key `cycle`), in seconds, checked once; `text` is how

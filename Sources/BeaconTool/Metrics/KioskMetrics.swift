@@ -27,7 +27,7 @@ enum RearmReason: String, CaseIterable {
     init(_ cause: RearmCause) {
         switch cause {
         case .disruption(.reset): self = .reset
-        case .disruption: self = .disabled
+        case .disruption, .instanceRemoved: self = .disabled
         case .deviceUp: self = .deviceUp
         case .deviceReturned: self = .deviceReturned
         case .hardwareError: self = .hardwareError
@@ -153,24 +153,38 @@ final class KioskMetricsFile {
 
     /// The session as it is now, with the settings on air.
     func update(_ kiosk: AdvertisingSession, _ s: Settings) {
+        let plan = kiosk.plan
+        update(kiosk.machine, family: plan?.family, sets: plan.map { $0.family == .extended ? $0.handles : [] } ?? [],
+               rotation: (plan?.layout.isRotation ?? false) && s.beacons.count > 1, beacons: s.beacons)
+    }
+
+    /// The sharing mode's session: our kernel instances (on an extended controller the kernel gives
+    /// each the advertising set of its number), rotated by the kernel on a legacy one.
+    func update(_ shared: SharedAdvertisingSession, family: AdvertisingFamily, _ s: Settings) {
+        update(shared.machine, family: family, sets: family == .extended ? shared.plan.instances : [],
+               rotation: family == .legacy && s.beacons.count > 1, beacons: s.beacons)
+    }
+
+    /// Either mode, by its machine's account: running until stopped, on air in the on-air phase.
+    private func update(_ machine: SessionMachine, family: AdvertisingFamily?, sets: [UInt8], rotation: Bool, beacons: [BeaconEntry]) {
         var next = metrics
-        next.running = kiosk.phase != .stopped
-        next.onAir = kiosk.phase == .onAir
-        if let plan = kiosk.plan {
-            next.family = plan.family
-            next.sets = plan.family == .extended ? plan.handles : []
-            next.rotation = plan.layout.isRotation && s.beacons.count > 1
+        next.running = machine.phase != .stopped
+        next.onAir = machine.phase == .onAir
+        if let family {
+            next.family = family
+            next.sets = sets
+            next.rotation = rotation
         }
-        next.beacons = s.beacons
-        let count = kiosk.rearmCount
-        if count > seenRearms, let last = kiosk.lastRearm {
+        next.beacons = beacons
+        let count = machine.rearmCount
+        if count > seenRearms, let last = machine.lastRearm {
             next.rearms[RearmReason(last.cause), default: 0] += count - seenRearms
             let ago = Double(max(0, ctx.monotonicMilliseconds() - last.at)) / 1000
             next.lastRearm = ctx.wallClockSeconds() - ago
         }
         seenRearms = count
-        next.rearmFailures = kiosk.failedRearmCount
-        next.yields = kiosk.yieldCount
+        next.rearmFailures = machine.failedRearmCount
+        next.yields = machine.yieldCount
         save(next)
     }
 

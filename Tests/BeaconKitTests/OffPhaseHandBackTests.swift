@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+import BeaconKit
+import BeaconTestSupport
+import Testing
+
+/// Issue 29 item 4: off means off on a single legacy instance that the kernel's MGMT instances also
+/// use. The kernel's rotation re-enables the instance ~2 s into an off phase without rewriting it,
+/// so an off phase that only disabled would put our beacon back on air. The machine decides
+/// (`handBackInstance` after `disableForCycle`); the session writes the other owner's last data
+/// back (or blank data when it was never seen), and the on phase's re-arm writes ours again.
+@Suite struct OffPhaseHandBackTests {
+    typealias C = Controllers
+    typealias T = AdvertisingSessionTests
+
+    static func command(_ hex: String) throws -> HCICommand { try HCICommand(packet: try #require(Hex.decode(hex))) }
+    /// LE Set Advertising Data (0x2008) with zero-length data: 32 parameter bytes, all zero.
+    static let blankHex = "010820" + "20" + String(repeating: "00", count: 32)
+    /// The kernel's own data: Flags (02 01 06) and a Complete Local Name "AB" (03 09 41 42), padded to 31.
+    static let kernelDataHex = "010820" + "20" + "07" + "0201060309" + "4142" + String(repeating: "00", count: 24)
+    /// LE Set Advertising Enable (0x200a) on.
+    static let enableHex = "010a200101"
+
+    func session(_ fake: ScriptedController, _ clock: T.Clock) throws -> AdvertisingSession {
+        let s = AdvertisingSession(configuration: KioskConfiguration(beacons: [try T.beacon(2)]), caps: try T.caps(extended: false), device: "hci0",
+                                   runner: HCICommandRunner(channel: fake, now: { clock.ms }), now: { clock.ms }, log: { _ in })
+        s.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 4000, offMilliseconds: 4000, count: nil))
+        return s
+    }
+
+    @Test func theMachineHandsTheInstanceBackOnlyWhenItHasAnotherOwner() {
+        var alone = SessionMachine()
+        alone.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 1000, offMilliseconds: 1000, count: nil))
+        _ = alone.step(.started, now: 0)
+        #expect(alone.step(.timer, now: 1000) == [.disableForCycle])
+        var shared = SessionMachine()
+        shared.schedule = alone.schedule
+        _ = shared.step(.otherOwnerOfInstance, now: 0)
+        _ = shared.step(.started, now: 0)
+        #expect(shared.step(.timer, now: 1000) == [.disableForCycle, .handBackInstance])
+        // The on phase re-arms with the whole start plan (ours again).
+        #expect(shared.step(.timer, now: 2000) == [.rearm(.cycleOn(milliseconds: 1000), started: 2000, resume: 0)])
+    }
+
+    /// The kernel's instances are known (Read Advertising Features) but its data was written before
+    /// beacon-tx started: each off phase leaves blank data in the instance.
+    @Test func unknownKernelDataIsBlankedAtEachOffPhase() throws {
+        let config = KioskConfiguration(beacons: [try T.beacon(2)])
+        let plan = try KioskPlan(config, family: .legacy)
+        let blank = ScriptedController.Step.command(try Self.command(Self.blankHex), replies: [C.ok(try Self.command(Self.blankHex))])
+        let fake = ScriptedController(C.okSteps(plan.start) + C.okSteps(plan.disable()) + [blank] + C.okSteps(plan.start)
+                                      + C.okSteps(plan.disable()) + [blank])
+        let clock = T.Clock()
+        let s = try session(fake, clock)
+        s.kernelInstances = [1]
+        try s.start()
+        clock.ms += 4000
+        s.timerExpired()
+        #expect(s.phase == .offPhase(.init(offMilliseconds: 4000, pair: 1, count: nil)))
+        clock.ms += 4000
+        s.timerExpired()
+        #expect(s.phase == .onAir)
+        clock.ms += 4000
+        s.timerExpired()
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        #expect(fake.mismatches.isEmpty, "\(fake.mismatches)")
+    }
+
+    /// The kernel wrote its data and enabled the instance while beacon-tx ran (seen on the raw
+    /// socket): the off phase writes that data back and enables it, so the kernel's advertisement
+    /// is on air in our off phase and none of ours.
+    @Test func seenKernelDataIsWrittenBackAtTheOffPhase() throws {
+        let config = KioskConfiguration(beacons: [try T.beacon(2)])
+        let plan = try KioskPlan(config, family: .legacy)
+        let data = try Self.command(Self.kernelDataHex), enable = try Self.command(Self.enableHex)
+        let fake = ScriptedController(C.okSteps(plan.start) + C.okSteps(plan.disable()) + [C.okStep(data), C.okStep(enable)] + C.okSteps(plan.start))
+        let clock = T.Clock()
+        let s = try session(fake, clock)
+        try s.start()
+        s.handle(.observedCommand(data))
+        s.handle(.observedCommand(enable))
+        clock.ms += 4000
+        s.timerExpired()
+        #expect(s.phase == .offPhase(.init(offMilliseconds: 4000, pair: 1, count: nil)))
+        clock.ms += 4000
+        s.timerExpired()
+        #expect(s.phase == .onAir)
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        #expect(fake.mismatches.isEmpty, "\(fake.mismatches)")
+    }
+}
