@@ -168,7 +168,7 @@ struct DeviceSession {
                                waiting: (String) -> Void, hangup: () -> Void, _ ctx: ToolContext) throws(CLIError) -> DeviceSession? {
         let name = o.device.map(HCIDeviceInfo.name(of:)) ?? blocked.map(\.name).joined(separator: ", ")
         let blocks = blocked.map { "\($0.name): \($0.rfkill?.text ?? "?")" }.joined(separator: ", ")
-        let remedy = blocked.compactMap(\.rfkill).first(where: \.hard)?.remedy ?? "run: rfkill unblock bluetooth"
+        let remedy = (blocked.compactMap(\.rfkill).first(where: \.hard) ?? RFKillBlock(soft: true, hard: false)).remedy
         let status = "waiting for \(name) (blocked by rfkill)"
         ctx.note("\(status): \(blocks); up to \(waitSeconds) s (--device-timeout); \(remedy)")
         waiting(status)

@@ -99,7 +99,8 @@ enum DoctorCommand: Subcommand {
         findings.append(DoctorRules.bluetoothd(pids: bluetoothd))
         for kind in ["kernel-instances", "share-auto", "owner", "session"] { findings += perDevice.filter { $0.id == kind } }
         findings.append(configFinding(config, adapters, only: only, ctx))
-        findings.append(DoctorRules.units(pid1: sys.text("/proc/1/comm")?.trimmingCharacters(), show: systemctlShow(sys)))
+        let pid1 = sys.text("/proc/1/comm")?.trimmingCharacters()
+        findings.append(DoctorRules.units(pid1: pid1, show: pid1 == "systemd" ? systemctlShow(sys) : nil))
         return findings
     }
 
@@ -293,8 +294,8 @@ enum DoctorCommand: Subcommand {
         return DoctorRules.unitCapabilities(path: nil, unit: nil)
     }
 
+    /// `systemctl show` of the packaged units; called only where systemd is PID 1.
     static func systemctlShow(_ sys: SystemProbe) -> (status: Int32, output: String)? {
-        guard sys.text("/proc/1/comm")?.trimmingCharacters() == "systemd" else { return nil }
         for systemctl in ["/usr/bin/systemctl", "/bin/systemctl"] {
             if let r = sys.run([systemctl, "show", "beacon-tx.service", "beacon-tx@*.service", "--no-pager",
                                 "-p", "Id,LoadState,UnitFileState,ActiveState,Result,ExecMainStatus"]) { return r }
