@@ -45,7 +45,7 @@ struct KioskLoop {
             if signal == nil {
                 var wait = kiosk.nextDeadline.map { max(0, $0 - ctx.monotonicMilliseconds()) } ?? -1
                 // WATCHDOG=1 only while the beacons are on air or expected back (systemd restarts a stuck session).
-                if kiosk.isHealthy, let beat = watchdog?.pollTimeout() { wait = wait < 0 ? Int64(beat) : min(wait, Int64(beat)) }
+                wait = watchdog?.wait(wait, healthy: kiosk.isHealthy) ?? wait
                 let received: HCIReceive
                 do { received = try session.channel.receive(timeoutMilliseconds: Int(clamping: wait)) } catch {
                     if !deviceIsRegistered {

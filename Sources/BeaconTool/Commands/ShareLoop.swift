@@ -109,7 +109,7 @@ struct ShareLoop {
                 let deadlines = [shared.nextDeadline, unpluggedUntil].compactMap { $0 }
                 var wait = deadlines.min().map { max(0, $0 - ctx.monotonicMilliseconds()) } ?? -1
                 // WATCHDOG=1 on raw HCI's rule: while on air, off by the schedule, or a re-add due.
-                if shared.isHealthy, let beat = watchdog?.pollTimeout() { wait = wait < 0 ? Int64(beat) : min(wait, Int64(beat)) }
+                wait = watchdog?.wait(wait, healthy: shared.isHealthy) ?? wait
                 let received: MGMTReceive
                 do { received = try channel.receive(timeoutMilliseconds: Int(clamping: wait)) } catch {
                     let message = "\(CLIError(error).message); the kernel keeps our instances until they are removed"

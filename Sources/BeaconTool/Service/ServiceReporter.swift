@@ -176,4 +176,13 @@ struct WatchdogTimer {
         due = t + intervalMilliseconds
         return Int(intervalMilliseconds)
     }
+
+    /// A session loop's receive timeout (`wait` ms, -1 = none) with the watchdog in it: while the
+    /// session is healthy, beats when due and shortens the wait to the next beat; an unhealthy
+    /// session sends none, so systemd restarts one that stays stuck. Both modes' loops use it.
+    mutating func wait(_ wait: Int64, healthy: Bool) -> Int64 {
+        guard healthy else { return wait }
+        let beat = Int64(pollTimeout())
+        return wait < 0 ? beat : min(wait, beat)
+    }
 }
