@@ -132,7 +132,7 @@ extension Subcommand {
 public enum BeaconTX {
     /// The one place the version is set (semantic versioning: CHANGELOG.md); scripts/make-deb and
     /// the release scripts read it from this line.
-    public static let version = "0.2.0"
+    public static let version = "0.3.0"
 
     static var subcommands: [any Subcommand.Type] {
         [StartCommand.self, StopCommand.self, StatusCommand.self, DevicesCommand.self, DoctorCommand.self, ScanCommand.self, DecodeCommand.self,
