@@ -69,6 +69,63 @@ import Testing
         for (opcode, raw) in named { #expect(opcode.rawValue == raw) }
     }
 
+    /// The Core spec's commands that change advertising state, by hand (Vol 4, Part E: §7.3.2 Reset,
+    /// §7.8.4–7.8.9 the legacy instance, §7.8.52–7.8.56 and §7.8.59–7.8.60 the extended sets), with
+    /// what each does. The reads (§7.8.6, §7.8.57, §7.8.58) change nothing.
+    static let advertisingSpec: [(opcode: UInt16, effect: AdvertisingEffect)] = [
+        (0x0c03, .reset),
+        (0x2005, .randomAddress), (0x2006, .parameters), (0x2008, .data), (0x2009, .scanResponse), (0x200a, .enable),
+        (0x2035, .setRandomAddress), (0x2036, .parameters), (0x2037, .data), (0x2038, .scanResponse), (0x2039, .enable),
+        (0x203c, .setLifecycle), (0x203d, .setLifecycle),
+    ]
+
+    @Test func theAdvertisingColumnIsTheSpecs() {
+        let golden = Dictionary(uniqueKeysWithValues: Self.advertisingSpec.map { ($0.opcode, $0.effect) })
+        for d in CommandTable.descriptions {
+            #expect(d.advertising == golden[d.opcode.rawValue], "\(d.name)")
+            #expect(CommandTable.advertisingEffect(d.opcode) == golden[d.opcode.rawValue], "\(d.name)")
+        }
+        #expect(CommandTable.advertisingOpcodes.map(\.rawValue) == Self.advertisingSpec.map(\.opcode))
+        #expect(CommandTable.advertisingEffect(Opcode(rawValue: 0xfc01)) == nil)
+    }
+
+    /// Each list derived from the column is the list that was kept by hand before it (same
+    /// behaviour): the fuzzer's opcodes, the legacy instance's commands (the controller model's
+    /// placements, the hand-back's record), the data commands (`verify`'s candidates and writes).
+    @Test func theDerivedListsAreTheHandKeptOnes() {
+        let fuzzerBefore: [Opcode] = [
+            .reset, .leSetRandomAddress, .leSetAdvertisingParameters, .leSetAdvertisingData, .leSetScanResponseData,
+            .leSetAdvertisingEnable, .leSetAdvertisingSetRandomAddress, .leSetExtendedAdvertisingParameters,
+            .leSetExtendedAdvertisingData, .leSetExtendedScanResponseData, .leSetExtendedAdvertisingEnable,
+            .leRemoveAdvertisingSet, .leClearAdvertisingSets,
+        ]
+        #expect(CommandTable.advertisingOpcodes == fuzzerBefore)
+        let legacyBefore: Set<Opcode> = [.leSetAdvertisingParameters, .leSetAdvertisingData, .leSetScanResponseData, .leSetAdvertisingEnable, .leSetRandomAddress]
+        let all = CommandTable.descriptions.map(\.opcode) + [Opcode(rawValue: 0xfc01)]
+        #expect(Set(all.filter(CommandTable.touchesLegacyInstance)) == legacyBefore)
+        // The controller model places exactly those on the legacy instance.
+        for opcode in all {
+            var size = 0
+            switch CommandTable.entry(opcode)?.parameters {
+            case let .fixed(n)?: size = n
+            case let .variable(minimum)?: size = minimum
+            case nil: size = 0
+            }
+            let placements = ControllerAdvertisingState.placements(of: HCICommand(opcode, [UInt8](repeating: 0, count: size)))
+            #expect(placements.contains(.legacy) == legacyBefore.contains(opcode), "\(opcode)")
+        }
+        // The hand-back records exactly those.
+        for opcode in all {
+            var foreign = ForeignLegacyAdvertising()
+            let command = opcode == .leSetAdvertisingEnable ? HCICommand.leSetAdvertisingEnable(true) : HCICommand(opcode, [0])
+            #expect(foreign.record(command) == legacyBefore.contains(opcode), "\(opcode)")
+        }
+        let dataBefore: Set<Opcode> = [.leSetAdvertisingData, .leSetExtendedAdvertisingData]
+        #expect(Set(all.filter { CommandTable.advertisingEffect($0) == .data }) == dataBefore)
+        let carriedBefore: Set<Opcode> = dataBefore.union([.leSetScanResponseData, .leSetExtendedScanResponseData])
+        #expect(Set(all.filter { CommandTable.advertisingEffect($0)?.writesData == true }) == carriedBefore)
+    }
+
     /// Parameter and return sizes as the spec gives them (§7.3–§7.8), by hand.
     @Test func sizesAreTheSpecs() {
         let sizes: [(Opcode, ParameterLength, ParameterLength)] = [

@@ -15,12 +15,7 @@ import Glibc
 /// Invariant: after the inputs stop and the session's timers have run, the session is on air and the
 /// controller's state on our placements is exactly the desired state of the session's plan.
 
-let opcodes: [Opcode] = [
-    .reset, .leSetRandomAddress, .leSetAdvertisingParameters, .leSetAdvertisingData, .leSetScanResponseData,
-    .leSetAdvertisingEnable, .leSetAdvertisingSetRandomAddress, .leSetExtendedAdvertisingParameters,
-    .leSetExtendedAdvertisingData, .leSetExtendedScanResponseData, .leSetExtendedAdvertisingEnable,
-    .leRemoveAdvertisingSet, .leClearAdvertisingSets,
-]
+let opcodes = CommandTable.advertisingOpcodes
 let caps: ControllerCapabilities = {
     let fake = ScriptedController(Controllers.probe(extended: true))
     guard let c = try? Advertiser.probe(HCICommandRunner(channel: fake)) else { fatalError("probe of the scripted controller failed") }

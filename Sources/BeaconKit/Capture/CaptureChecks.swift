@@ -33,7 +33,7 @@ extension CaptureVerifier.Run {
         // Parameters: the ones in force when the set last went on air, else the last ones sent.
         let p = found.placement
         let params = paramsAtEnable ?? commands.last { c in
-            touches(c.command, p) && (c.command.opcode == .leSetAdvertisingParameters || c.command.opcode == .leSetExtendedAdvertisingParameters)
+            touches(c.command, p) && CommandTable.advertisingEffect(c.command.opcode) == .parameters
         }?.command
         let paramsName = p == .legacy ? "LE Set Advertising Parameters" : "LE Set Extended Advertising Parameters"
         if let params {

@@ -13,7 +13,7 @@ extension CaptureVerifier.Run {
     func candidates() -> [Candidate] {
         commands.indices.compactMap { i in
             let c = commands[i].command
-            guard c.opcode == .leSetAdvertisingData || c.opcode == .leSetExtendedAdvertisingData,
+            guard CommandTable.advertisingEffect(c.opcode) == .data,
                   let data = c.carriedAdvertisingData, let b = IBeacon(advertisingData: data) else { return nil }
             guard let placement = ControllerAdvertisingState.placements(of: c).first else { return nil }
             return Candidate(command: i, placement: placement, data: data, beacon: b)

@@ -3,11 +3,14 @@
 /// the session uses) say when each placement was on air and what changed it; beacon-tx's own stop
 /// plan is told apart.
 extension CaptureVerifier.Run {
-    /// Whether an advertising command touches the placement (set or legacy instance).
+    /// Whether an advertising command touches the placement (set or legacy instance). Scan response
+    /// data and the device's random address (LE Set Random Address, which scanning uses too) are
+    /// left out, as the on-air projection leaves them out.
     func touches(_ c: HCICommand, _ p: Placement) -> Bool {
-        if p == .legacy, c.opcode == .leSetRandomAddress || c.opcode == .leSetScanResponseData { return false }
-        if case .set = p, c.opcode == .leSetExtendedScanResponseData { return false }
-        return ControllerAdvertisingState.placements(of: c).contains(p)
+        switch CommandTable.advertisingEffect(c.opcode) {
+        case .scanResponse?, .randomAddress?: return false
+        default: return ControllerAdvertisingState.placements(of: c).contains(p)
+        }
     }
 
     /// Statuses a step may answer and still count as done: disabling or removing what is not there.

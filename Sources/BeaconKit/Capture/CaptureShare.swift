@@ -105,7 +105,7 @@ extension CaptureVerifier.Run {
         // HCI data writes of the kernel on our controller that carry an iBeacon: (command, data, beacon).
         let writes: [(ci: Int, data: [UInt8], beacon: IBeacon)] = commands.indices.compactMap { ci in
             let c = commands[ci]
-            guard c.status == .success, c.command.opcode == .leSetAdvertisingData || c.command.opcode == .leSetExtendedAdvertisingData,
+            guard c.status == .success, CommandTable.advertisingEffect(c.command.opcode) == .data,
                   let data = c.command.carriedAdvertisingData, let b = IBeacon(advertisingData: data) else { return nil }
             return (ci, data, b)
         }

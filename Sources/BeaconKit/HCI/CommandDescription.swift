@@ -159,8 +159,35 @@ public enum CommandFamily: String, Hashable, Sendable {
     }
 }
 
+/// What a command does to the controller's advertising (Core spec Vol 4, Part E, §7.8.4–7.8.9 for the
+/// legacy instance, §7.8.52–7.8.61 for extended sets, §7.3.2 for Reset). Every list of "advertising
+/// commands" (the session's foreign-command filter, the controller model's placements, `verify`'s
+/// replay, the hand-back's record, the fuzzer's opcodes) derives from this column of `CommandTable`.
+public enum AdvertisingEffect: String, Hashable, Sendable, CaseIterable {
+    /// LE Set Random Address: the device's random address, which advertising on a random own address
+    /// uses and scanning and initiating use too.
+    case randomAddress
+    /// LE Set Advertising Set Random Address: one set's random address.
+    case setRandomAddress
+    /// LE Set (Extended) Advertising Parameters.
+    case parameters
+    /// LE Set (Extended) Advertising Data.
+    case data
+    /// LE Set (Extended) Scan Response Data.
+    case scanResponse
+    /// LE Set (Extended) Advertising Enable.
+    case enable
+    /// LE Remove Advertising Set, LE Clear Advertising Sets: sets cease to exist.
+    case setLifecycle
+    /// HCI Reset: every instance and set back to its default, the mixing rule's lock released.
+    case reset
+
+    /// Writes the advertising data or scan response data octets the command carries.
+    public var writesData: Bool { self == .data || self == .scanResponse }
+}
+
 /// One HCI command, declared once: opcode, spec name, parameter fields, return parameter fields
-/// (Status first) and its Supported_Commands bit. Encoding, size checks, text printing and return
+/// (Status first), its Supported_Commands bit and what it does to advertising. Encoding, size checks, text printing and return
 /// parameter decoding all derive from it.
 public struct HCICommandDescription: Sendable {
     public let opcode: Opcode
@@ -171,12 +198,16 @@ public struct HCICommandDescription: Sendable {
     public let supportedCommandsBit: Int?
     /// Which side of the legacy/extended mixing rule the command is on (Vol 4, Part E, §3.1.1).
     public let family: CommandFamily
+    /// What the command does to advertising; nil for commands that leave it alone (reads, scanning,
+    /// event masks).
+    public let advertising: AdvertisingEffect?
 
-    public init(_ opcode: Opcode, _ name: String, _ family: CommandFamily = .neutral, bit: Int?, parameters: [HCIField] = [],
-                returns: [HCIField] = [HCIFields.status]) {
+    public init(_ opcode: Opcode, _ name: String, _ family: CommandFamily = .neutral, bit: Int?, advertising: AdvertisingEffect? = nil,
+                parameters: [HCIField] = [], returns: [HCIField] = [HCIFields.status]) {
         self.opcode = opcode
         self.name = name
         self.family = family
+        self.advertising = advertising
         self.parameters = parameters
         self.returnParameters = returns
         supportedCommandsBit = bit

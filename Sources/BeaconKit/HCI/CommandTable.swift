@@ -2,7 +2,8 @@
 /// The one table of HCI commands beacon-tx sends or decodes: each command declared once (Core spec
 /// Vol 4, Part E, §7 for the fields; §6.27 for the Supported_Commands bits). Encoders
 /// (`HCICommand.leSetAdvertisingData(_:)` …), `HCICommand(packet:)`'s size check, the dry-run text,
-/// `--verbose`, `decode` and return-parameter decoding all read it.
+/// `--verbose`, `decode` and return-parameter decoding all read it, and every list of advertising
+/// commands derives from its `advertising` column.
 public enum CommandTable {
     /// The size view of one description, for size checks and capability bits.
     public struct Entry: Sendable {
@@ -21,7 +22,7 @@ public enum CommandTable {
         return [
             // Controller & Baseband (§7.3)
             D(.setEventMask, "Set Event Mask", bit: 46, parameters: [f.mask("Event_Mask")]),
-            D(.reset, "Reset", bit: 47),
+            D(.reset, "Reset", bit: 47, advertising: .reset),
             // Informational (§7.4)
             D(.readLocalVersionInformation, "Read Local Version Information", bit: 115, returns: [
                 f.status,
@@ -40,8 +41,8 @@ public enum CommandTable {
             D(.leReadLocalSupportedFeatures, "LE Read Local Supported Features", bit: 202, returns: [
                 f.status, f.mask("LE_Features"),
             ]),
-            D(.leSetRandomAddress, "LE Set Random Address", bit: 204, parameters: [f.address("Random_Address")]),
-            D(.leSetAdvertisingParameters, "LE Set Advertising Parameters", .legacy, bit: 205, parameters: [
+            D(.leSetRandomAddress, "LE Set Random Address", bit: 204, advertising: .randomAddress, parameters: [f.address("Random_Address")]),
+            D(.leSetAdvertisingParameters, "LE Set Advertising Parameters", .legacy, bit: 205, advertising: .parameters, parameters: [
                 F("Advertising_Interval_Min", .octets(2), f.interval),
                 F("Advertising_Interval_Max", .octets(2), f.interval),
                 F("Advertising_Type", .octets(1)) { AdvertisingType(rawValue: UInt8(truncatingIfNeeded: $0)).description },
@@ -54,9 +55,9 @@ public enum CommandTable {
             D(.leReadAdvertisingPhysicalChannelTxPower, "LE Read Advertising Physical Channel Tx Power", .legacy, bit: 206, returns: [
                 f.status, F("TX_Power_Level", .octets(1), signed: true, f.dBm),
             ]),
-            D(.leSetAdvertisingData, "LE Set Advertising Data", .legacy, bit: 207, parameters: [f.legacyData("Advertising_Data")]),
-            D(.leSetScanResponseData, "LE Set Scan Response Data", .legacy, bit: 208, parameters: [f.legacyData("Scan_Response_Data")]),
-            D(.leSetAdvertisingEnable, "LE Set Advertising Enable", .legacy, bit: 209, parameters: [
+            D(.leSetAdvertisingData, "LE Set Advertising Data", .legacy, bit: 207, advertising: .data, parameters: [f.legacyData("Advertising_Data")]),
+            D(.leSetScanResponseData, "LE Set Scan Response Data", .legacy, bit: 208, advertising: .scanResponse, parameters: [f.legacyData("Scan_Response_Data")]),
+            D(.leSetAdvertisingEnable, "LE Set Advertising Enable", .legacy, bit: 209, advertising: .enable, parameters: [
                 F("Advertising_Enable", .octets(1), f.enable),
             ]),
             D(.leSetScanParameters, "LE Set Scan Parameters", .legacy, bit: 210, parameters: [
@@ -70,10 +71,10 @@ public enum CommandTable {
                 F("LE_Scan_Enable", .octets(1), f.enable),
                 F("Filter_Duplicates", .octets(1), f.enable),
             ]),
-            D(.leSetAdvertisingSetRandomAddress, "LE Set Advertising Set Random Address", .extended, bit: 289, parameters: [
+            D(.leSetAdvertisingSetRandomAddress, "LE Set Advertising Set Random Address", .extended, bit: 289, advertising: .setRandomAddress, parameters: [
                 f.handle, f.address("Random_Address"),
             ]),
-            D(.leSetExtendedAdvertisingParameters, "LE Set Extended Advertising Parameters", .extended, bit: 290, parameters: [
+            D(.leSetExtendedAdvertisingParameters, "LE Set Extended Advertising Parameters", .extended, bit: 290, advertising: .parameters, parameters: [
                 f.handle,
                 F("Advertising_Event_Properties", .octets(2)) { Hex.word(UInt16(truncatingIfNeeded: $0)) + f.propertiesText(UInt16(truncatingIfNeeded: $0)) },
                 F("Primary_Advertising_Interval_Min", .octets(3), f.interval),
@@ -92,9 +93,9 @@ public enum CommandTable {
                 F("Advertising_SID", .octets(1)),
                 F("Scan_Request_Notification_Enable", .octets(1)),
             ], returns: [f.status, F("Selected_TX_Power", .octets(1), signed: true, f.dBm)]),
-            D(.leSetExtendedAdvertisingData, "LE Set Extended Advertising Data", .extended, bit: 291, parameters: f.extendedData("Advertising_Data")),
-            D(.leSetExtendedScanResponseData, "LE Set Extended Scan Response Data", .extended, bit: 292, parameters: f.extendedData("Scan_Response_Data")),
-            D(.leSetExtendedAdvertisingEnable, "LE Set Extended Advertising Enable", .extended, bit: 293, parameters: [
+            D(.leSetExtendedAdvertisingData, "LE Set Extended Advertising Data", .extended, bit: 291, advertising: .data, parameters: f.extendedData("Advertising_Data")),
+            D(.leSetExtendedScanResponseData, "LE Set Extended Scan Response Data", .extended, bit: 292, advertising: .scanResponse, parameters: f.extendedData("Scan_Response_Data")),
+            D(.leSetExtendedAdvertisingEnable, "LE Set Extended Advertising Enable", .extended, bit: 293, advertising: .enable, parameters: [
                 F("Enable", .octets(1), f.enable),
                 F("Number_of_Sets", .octets(1), f.decimal),
                 F("Sets", .repeated(perBitOfPreviousField: false, atLeast: 0, [
@@ -109,8 +110,8 @@ public enum CommandTable {
             D(.leReadNumberOfSupportedAdvertisingSets, "LE Read Number of Supported Advertising Sets", .extended, bit: 295, returns: [
                 f.status, F("Num_Supported_Advertising_Sets", .octets(1), f.decimal),
             ]),
-            D(.leRemoveAdvertisingSet, "LE Remove Advertising Set", .extended, bit: 296, parameters: [f.handle]),
-            D(.leClearAdvertisingSets, "LE Clear Advertising Sets", .extended, bit: 297),
+            D(.leRemoveAdvertisingSet, "LE Remove Advertising Set", .extended, bit: 296, advertising: .setLifecycle, parameters: [f.handle]),
+            D(.leClearAdvertisingSets, "LE Clear Advertising Sets", .extended, bit: 297, advertising: .setLifecycle),
             D(.leSetExtendedScanParameters, "LE Set Extended Scan Parameters", .extended, bit: 301, parameters: [
                 F("Own_Address_Type", .octets(1), f.ownAddressType),
                 F("Scanning_Filter_Policy", .octets(1), f.filterPolicy),
@@ -136,6 +137,19 @@ public enum CommandTable {
     public static func entry(_ opcode: Opcode) -> Entry? { byOpcode[opcode] }
 
     public static func description(_ opcode: Opcode) -> HCICommandDescription? { byOpcode[opcode]?.description }
+
+    /// What `opcode` does to advertising, from the table's column; nil for any other command.
+    public static func advertisingEffect(_ opcode: Opcode) -> AdvertisingEffect? { byOpcode[opcode]?.description.advertising }
+
+    /// Every command that touches advertising, HCI Reset included, in table order.
+    public static let advertisingOpcodes: [Opcode] = descriptions.filter { $0.advertising != nil }.map(\.opcode)
+
+    /// Whether `opcode` writes the legacy advertising instance: the legacy advertising commands and
+    /// LE Set Random Address (the address a random-address legacy instance advertises from).
+    public static func touchesLegacyInstance(_ opcode: Opcode) -> Bool {
+        guard let d = description(opcode), let effect = d.advertising else { return false }
+        return d.family != .extended && effect != .reset
+    }
 
     /// The integer return parameters of a command whose return fields are all integers (Status first).
     /// Trailing octets beyond the fields are allowed (a later spec version may add some).

@@ -72,12 +72,7 @@ extension HCICommand {
     /// (length + 31 bytes) or extended 0x2037/0x2038 (handle, operation, preference, length, data),
     /// read through the command's description. Nil for other commands or parameters that do not fit.
     public var carriedAdvertisingData: [UInt8]? {
-        switch opcode {
-        case .leSetAdvertisingData, .leSetScanResponseData, .leSetExtendedAdvertisingData, .leSetExtendedScanResponseData:
-            return DescribedCommand(self)?.data
-        default:
-            return nil
-        }
+        CommandTable.advertisingEffect(opcode)?.writesData == true ? DescribedCommand(self)?.data : nil
     }
 
     /// The command `opcode` with `values`, one per field, encoded by its description in `CommandTable`.

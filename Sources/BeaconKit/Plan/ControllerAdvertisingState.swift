@@ -75,12 +75,7 @@ public struct ControllerAdvertisingState: Hashable, Sendable {
         if let enable = LESetExtendedAdvertisingEnable(command) { return enable.handles.map(Placement.set) }
         guard let d = DescribedCommand(command) else { return [] }
         if let h = d.advertisingHandle { return [.set(h)] }
-        switch command.opcode {
-        case .leSetAdvertisingParameters, .leSetAdvertisingData, .leSetScanResponseData, .leSetAdvertisingEnable, .leSetRandomAddress:
-            return [.legacy]
-        default:
-            return []
-        }
+        return CommandTable.touchesLegacyInstance(command.opcode) ? [.legacy] : []
     }
 
     /// What the controller answers `command` with, by the Core spec rules it knows; nothing changes.

@@ -35,12 +35,13 @@ public struct ForeignLegacyAdvertising: Hashable, Sendable {
     /// Records another program's legacy advertising command; false for any other command.
     @discardableResult
     public mutating func record(_ command: HCICommand) -> Bool {
-        switch command.opcode {
-        case .leSetRandomAddress: randomAddress = command
-        case .leSetAdvertisingParameters: parameters = command
-        case .leSetAdvertisingData: data = command
-        case .leSetScanResponseData: scanResponse = command
-        case .leSetAdvertisingEnable:
+        guard CommandTable.touchesLegacyInstance(command.opcode) else { return false }
+        switch CommandTable.advertisingEffect(command.opcode) {
+        case .randomAddress?: randomAddress = command
+        case .parameters?: parameters = command
+        case .data?: data = command
+        case .scanResponse?: scanResponse = command
+        case .enable?:
             guard let e = LESetAdvertisingEnable(command) else { return false }
             enabled = e.advertisingEnable
         default: return false
