@@ -49,12 +49,12 @@ import Testing
         var notes: [String] = []
         let s = try session(config, fake, clock: clock) { notes.append($0) }
         try s.start()
-        #expect(s.displacementNote == nil, "nobody else advertises yet")
+        #expect(s.displacedOwner == nil, "nobody else advertises yet")
         // `btmgmt add-adv` after our start: the kernel writes its instance, we take it back once.
         takeover(1, s, clock)
         #expect(s.phase == .onAir)
         #expect(s.rearmCount == 1)
-        #expect(s.displacedOwner == "another owner's advertising")
+        #expect(s.displacedOwner == .anotherOwner)
         try s.stop()
         #expect(fake.isFullyConsumed, "stop = our disable, then the kernel's address, parameters, data and enable; left: \(fake.remaining)")
         #expect(notes.filter { $0.contains("has one advertising instance") }.count == 1, "said once: \(notes)")
@@ -72,7 +72,7 @@ import Testing
         s.kernelInstances = [1]
         try s.start()
         #expect(notes.first == "hci0 has one advertising instance and the kernel's advertising instance 1 uses it too: beacon-tx takes it over, so that advertising is off air while beacon-tx runs (to share the instance, use --share)")
-        #expect(s.displacedOwner == "the kernel's advertising instance 1")
+        #expect(s.displacedOwner == .kernelInstances([1]))
         try s.stop()
         #expect(fake.isFullyConsumed, "stop = our disable, then zero-length data; left: \(fake.remaining)")
         // The blank data command on the wire: LE Set Advertising Data, length 0, 31 zero octets.

@@ -46,7 +46,7 @@ import Testing
         let notes = Box()
         let s = session(kernel, [Self.beacon(1), Self.beacon(2)], notes: notes)
         try s.start()
-        #expect(s.plan.instances == [5, 4] && s.plan.method == .extended && s.isOnAir)
+        #expect(s.plan.instances == [5, 4] && s.plan.method == .extended && s.phase == .onAir)
         try s.stop()
         #expect(kernel.isFullyConsumed, "\(kernel.remaining)")
         #expect(kernel.mismatches.isEmpty, "\(kernel.mismatches)")
@@ -101,13 +101,13 @@ import Testing
         s.handle(MGMTEvent(.advertisingRemoved, index: 0, [5]))
         #expect(s.readds == 1)
         s.handle(MGMTEvent(.indexRemoved, index: 0))
-        #expect(s.isWaiting && !s.isOnAir)
+        #expect(s.machine.isDown && s.phase != .onAir)
         s.handle(MGMTEvent(.indexAdded, index: 0))
         s.handle(MGMTEvent(.newSettings, index: 0, [0x00, 0x02, 0x00, 0x00]))  // LE, not powered
         #expect(s.readds == 1)
         kernel.append(try Self.addSteps(5, 1))
         s.handle(MGMTEvent(.newSettings, index: 0, [0x01, 0x02, 0x00, 0x00]))  // Powered, LE
-        #expect(s.readds == 2 && s.isOnAir && !s.isWaiting)
+        #expect(s.readds == 2 && s.phase == .onAir && !s.machine.isDown)
         #expect(kernel.isFullyConsumed, "\(kernel.remaining)")
         #expect(kernel.mismatches.isEmpty, "\(kernel.mismatches)")
     }

@@ -117,8 +117,6 @@ public final class AdvertisingSession {
     public var rotationSwaps: Int { machine.rotationSwaps }
     /// Index of the beacon whose data is on air in a rotation.
     public var rotationIndex: Int { machine.rotationIndex }
-    /// How many scheduled on/off switches were sent.
-    public var phaseSwitches: Int { machine.phaseSwitches }
     /// The schedule has run out (duration passed, or the last cycle ended): the pump stops and exits 0.
     public var finished: Bool { machine.finished }
     /// Yielded to another owner: not re-arming until it is quiet (`FightBudget`).
@@ -160,12 +158,9 @@ public final class AdvertisingSession {
     /// The kernel's advertising instances (MGMT Read Advertising Features) when the pump could ask
     /// before `start`; nil = not known.
     public var kernelInstances: [UInt8]?
-    /// Said once when beacon-tx displaces another owner's advertising on a single instance (start
-    /// log, systemd STATUS); nil while nobody is displaced.
-    public private(set) var displacementNote: String?
-    /// Whose advertising that is ("the kernel's advertising instance 1", "another owner's
-    /// advertising"), for the systemd STATUS.
-    public private(set) var displacedOwner: String?
+    /// Whose advertising beacon-tx displaces on a single instance (said once in the log, and in the
+    /// systemd STATUS); nil while nobody is displaced.
+    public private(set) var displacedOwner: DisplacedOwner?
     /// The stop left blank data in the instance of the kernel's instances (`kernelInstances`): the
     /// pump asks the kernel to write them again (MGMT), which the session cannot do on HCI.
     public private(set) var needsKernelHandBack = false
@@ -209,17 +204,23 @@ public final class AdvertisingSession {
                            observesCommands: true)
     }
 
-    /// One input to the machine, and its effects carried out (their outcomes fed back in turn). The
-    /// pump hears of a phase change once the effects are done: "off" after the disable was sent,
-    /// "on air" after the re-arm.
+    /// One input to the machine and its effects, queued: an effect's outcome is the next input, never
+    /// handled inside the effect. The pump hears of a phase change once the queue is empty: "off"
+    /// after the disable was sent, "on air" after the re-arm.
     private func send(_ input: SessionMachine.Input) {
+        queue.append(input)
+        guard !draining else { return }
+        draining = true
         let before = machine.phase
-        sending += 1
-        for effect in machine.step(input, now: now()) { perform(effect) }
-        sending -= 1
-        if sending == 0, machine.phase != before { onPhaseChange?(machine.phase) }
+        while !queue.isEmpty {
+            let next = queue.removeFirst()
+            for effect in machine.step(next, now: now()) { perform(effect) }
+        }
+        draining = false
+        if machine.phase != before { onPhaseChange?(machine.phase) }
     }
-    private var sending = 0
+    private var queue: [SessionMachine.Input] = []
+    private var draining = false
     private var cycleHandBackNoted = false
 
     private func perform(_ effect: SessionMachine.Effect) {
@@ -280,8 +281,7 @@ public final class AdvertisingSession {
         do { family = try Advertiser.chooseFamily(configuration.family, caps, device: device) } catch { throw .start(error) }
         try putOnAir(family: family)
         if plan?.family == .legacy, let ids = kernelInstances, !ids.isEmpty {
-            noteDisplacement("the kernel's advertising instance\(ids.count == 1 ? "" : "s") \(ids.map(String.init).joined(separator: ", "))",
-                             plural: ids.count > 1)
+            noteDisplacement(.kernelInstances(ids))
             send(.otherOwnerOfInstance)
         }
         send(.started)
@@ -380,12 +380,10 @@ public final class AdvertisingSession {
         }
     }
 
-    private func noteDisplacement(_ whose: String, plural: Bool = false) {
-        guard displacementNote == nil else { return }
-        let note = "\(device) has one advertising instance and \(whose) use\(plural ? "" : "s") it too: beacon-tx takes it over, so that advertising is off air while beacon-tx runs (to share the instance, use --share)"
-        displacementNote = note
-        displacedOwner = whose.hasPrefix("another owner") ? "another owner's advertising" : whose
-        log(note)
+    private func noteDisplacement(_ whose: DisplacedOwner) {
+        guard displacedOwner == nil else { return }
+        displacedOwner = whose
+        log(whose.note(device: device))
     }
 
     // MARK: events
@@ -458,7 +456,7 @@ public final class AdvertisingSession {
         if plan?.family == .legacy, foreignLegacy.record(command) {
             if !machine.instanceHasOtherOwner { send(.otherOwnerOfInstance) }
             if LESetAdvertisingEnable(command)?.advertisingEnable != false {
-                noteDisplacement("another owner (the kernel's advertising instances: bluetoothd, bluetoothctl advertise, btmgmt add-adv)")
+                noteDisplacement(.anotherOwner)
             }
         }
         // The model is asked only when the machine would act on the answer.
@@ -572,6 +570,32 @@ public final class AdvertisingSession {
             throw error
         }
         return summary
+    }
+}
+
+/// Whose advertising a kiosk displaces on a single legacy instance: typed here, rendered by `text`
+/// (the systemd STATUS) and `note(device:)` (the log, once).
+public enum DisplacedOwner: Hashable, Sendable {
+    /// The kernel's advertising instances, read before the start (MGMT Read Advertising Features).
+    case kernelInstances([UInt8])
+    /// Another owner's commands were seen writing the instance.
+    case anotherOwner
+
+    public var text: String {
+        switch self {
+        case let .kernelInstances(ids):
+            return "the kernel's advertising instance\(ids.count == 1 ? "" : "s") \(ids.map(String.init).joined(separator: ", "))"
+        case .anotherOwner: return "another owner's advertising"
+        }
+    }
+
+    public func note(device: String) -> String {
+        let whose: String
+        switch self {
+        case let .kernelInstances(ids): whose = text + " use" + (ids.count == 1 ? "s" : "")
+        case .anotherOwner: whose = "another owner (the kernel's advertising instances) uses"
+        }
+        return "\(device) has one advertising instance and \(whose) it too: beacon-tx takes it over, so that advertising is off air while beacon-tx runs (to share the instance, use --share)"
     }
 }
 

@@ -155,37 +155,49 @@ public struct SessionMachine: Sendable {
     public private(set) var failedRearmCount = 0
     public private(set) var rotationSwaps = 0
     public private(set) var rotationIndex = 0
-    public private(set) var phaseSwitches = 0
     public private(set) var yieldCount = 0
     /// The schedule has run out (duration passed, or the last cycle ended).
     public private(set) var finished = false
 
     // Timers (monotonic ms) and what each one does.
-    private var endAt: Int64?
-    private var phaseAt: Int64?
-    private var rearmAt: Int64?
-    private var rearmCause: RearmCause = .deviceUp
+    /// The schedule's clock (`--duration`, `--cycle`): whatever else happens meanwhile, a device
+    /// down in an off phase stays off.
+    public private(set) var clock = ScheduleClock()
+    /// The re-arm the session waits for, if any.
+    public private(set) var pendingRearm: PendingRearm?
     private var nextRotationAt: Int64?
     /// The last re-arm brought the rotation back and no swap has happened since: the beacon it
     /// brought back spent its turn in the disruption.
     private var resumedWithoutSwap = false
-    /// The schedule's phase, whatever else happens meanwhile (a device down in an off phase stays off).
-    private var cycleOff = false
-    private var pairsDone = 0
     /// When the event that started the current re-arm arrived (for "back on air N ms after it").
     private var triggeredAt: Int64?
     /// Another program's command that takes our beacons off air once it completes.
     private var pendingDisruption: (opcode: Opcode, cause: Disruption)?
-    /// The pending re-arm answers another owner's takeover (counted by the fight budget).
-    private var takeoverPending = false
-    /// Sets a connection ended; re-enabled after the disconnection.
-    private var terminatedHandles: [UInt8] = []
-    private var legacyConnected = false
+    /// The beacons a central's connection took off air (sets it ended, the legacy instance), in
+    /// arrival order: re-enabled after the disconnection.
+    public private(set) var connectedBeacons: [SessionPhase.ConnectedBeacon] = []
     /// Someone else writes our single legacy advertising instance too (the kernel's MGMT instances):
     /// an off phase gives it back, or the kernel's rotation re-enables it with our data still in it.
     public private(set) var instanceHasOtherOwner = false
 
     public init() {}
+
+    /// A re-arm due `at` (monotonic ms) for `cause`; `takeover`: it answers another owner's
+    /// command (the fight budget counts it).
+    public struct PendingRearm: Hashable, Sendable {
+        public var at: Int64
+        public var cause: RearmCause
+        public var takeover: Bool
+    }
+
+    /// The schedule's clock: when it ends, when the phase next switches, whether it is off now, and
+    /// how many on/off pairs began.
+    public struct ScheduleClock: Hashable, Sendable {
+        public var endAt: Int64?
+        public var switchAt: Int64?
+        public var isOff = false
+        public var pairsDone = 0
+    }
 
     /// What the session observed, or the outcome of an effect it carried out.
     public enum Input: Equatable, Sendable {
@@ -256,15 +268,16 @@ public struct SessionMachine: Sendable {
 
     /// When the pump must deliver `.timer`; nil = no timer (an idle kiosk sleeps).
     public var nextDeadline: Int64? {
-        [nextRotationAt, rearmAt, phaseAt, endAt].compactMap { $0 }.min()
+        [nextRotationAt, pendingRearm?.at, clock.switchAt, clock.endAt].compactMap { $0 }.min()
     }
 
-    /// Doing what it was asked to do, for the watchdog: on air, off by the schedule, or a re-arm due.
+    /// Doing what it was asked to do, for the watchdog, from the phase alone: on air, off by the
+    /// schedule, or waiting for a re-arm it has scheduled itself (every such phase has one). Down,
+    /// unplugged, or connected: waiting for someone else.
     public var isHealthy: Bool {
         switch phase {
-        case .onAir, .offPhase: return true
-        case .disrupted, .awaitingReset, .retrying, .yielding: return rearmAt != nil
-        default: return false
+        case .onAir, .offPhase, .disrupted, .awaitingReset, .retrying, .yielding: return true
+        case .idle, .deviceDown, .connected, .unplugged, .stopped: return false
         }
     }
 
@@ -277,7 +290,7 @@ public struct SessionMachine: Sendable {
     public var isDown: Bool { phase == .deviceDown || phase == .unplugged }
 
     /// Whether the schedule has the beacons off (an off phase of `--cycle`).
-    public var isScheduledOff: Bool { cycleOff }
+    public var isScheduledOff: Bool { clock.isOff }
 
     /// The transition function. Inputs after `stop` (and before `start`, except `started`) change nothing.
     public mutating func step(_ input: Input, now: Int64) -> [Effect] {
@@ -290,28 +303,26 @@ public struct SessionMachine: Sendable {
         switch input {
         case .started:
             phase = .onAir
-            endAt = schedule.durationMilliseconds.map { now + $0 }
-            phaseAt = schedule.cycle.map { now + $0.onMilliseconds }
+            clock.endAt = schedule.durationMilliseconds.map { now + $0 }
+            clock.switchAt = schedule.cycle.map { now + $0.onMilliseconds }
             return []
         case let .planAdopted(length, dwell):
             rotationLength = length
             dwellMilliseconds = dwell
-            terminatedHandles = []
-            legacyConnected = false
+            connectedBeacons = []
             rotationIndex = 0
             nextRotationAt = length > 1 ? now + dwell : nil
             return []
         case let .observed(opcode, disruption, advertising):
             if isYielding {
                 // Yielded: every advertising command of the other owner pushes the quiet period back.
-                if advertising { rearmAt = now + fightBudget.quietMilliseconds }
+                if advertising { pendingRearm = .init(at: now + fightBudget.quietMilliseconds, cause: quietCause, takeover: false) }
                 return []
             }
-            guard !cycleOff, let disruption, !isDown else { return [] }
-            takeoverPending = opcode != .reset
+            guard !clock.isOff, let disruption, !isDown else { return [] }
             pendingDisruption = (opcode, disruption)
             // If the completion never reaches us, re-arm anyway.
-            schedule(.disruption(disruption), after: settleMilliseconds * 4, phase: .disrupted(disruption), now: now)
+            schedule(.disruption(disruption), after: settleMilliseconds * 4, phase: .disrupted(disruption), takeover: opcode != .reset, now: now)
             return []
         case let .completed(opcode):
             guard let pending = pendingDisruption, pending.opcode == opcode else { return [] }
@@ -321,41 +332,36 @@ public struct SessionMachine: Sendable {
         case .deviceDown:
             // Off by the schedule anyway: the next on phase runs the whole start plan (and meets the
             // device down then, if it still is). The session stays off, and healthy.
-            guard !cycleOff else { return [] }
+            guard !clock.isOff else { return [] }
             triggeredAt = nil
             pendingDisruption = nil
-            rearmAt = nil
+            pendingRearm = nil
             nextRotationAt = nil
-            takeoverPending = false
             phase = .deviceDown
             return []
         case .deviceUp:
-            guard !cycleOff else { return [] }
+            guard !clock.isOff else { return [] }
             return rearm(.deviceUp, now: now)
         case .deviceUnregistered:
             pendingDisruption = nil
-            rearmAt = nil
+            pendingRearm = nil
             nextRotationAt = nil
             phase = .unplugged
             return []
         case .attached:
             return rearm(.deviceReturned, now: now)
         case let .hardwareError(code):
-            guard !cycleOff else { return [] }
+            guard !clock.isOff else { return [] }
             schedule(.hardwareError(code: code), after: hardwareErrorGraceMilliseconds, phase: .awaitingReset(hardwareCode: code), now: now)
             return []
         case let .connected(beacon):
-            switch beacon {
-            case let .set(h): if !terminatedHandles.contains(h) { terminatedHandles.append(h) }
-            case .legacy: legacyConnected = true
-            }
+            if !connectedBeacons.contains(beacon) { connectedBeacons.append(beacon) }
             phase = .connected(beacon)
             return []
         case .disconnected:
-            guard !terminatedHandles.isEmpty || legacyConnected else { return [] }
-            let handles = terminatedHandles
-            terminatedHandles = []
-            legacyConnected = false
+            guard !connectedBeacons.isEmpty else { return [] }
+            let handles = connectedBeacons.compactMap { if case let .set(h) = $0 { return h } else { return nil } }
+            connectedBeacons = []
             return [.reenable(handles, started: now)]
         case .timer:
             return timerExpired(now: now)
@@ -369,13 +375,11 @@ public struct SessionMachine: Sendable {
             return [.note(.rearmed(cause, milliseconds: now - started))]
         case let .failed(cause, error, deviceDown):
             if deviceDown {
-                rearmCause = .deviceUp
                 phase = .deviceDown
                 return []
             }
             failedRearmCount += 1
-            rearmCause = cause
-            rearmAt = now + retryMilliseconds
+            pendingRearm = .init(at: now + retryMilliseconds, cause: cause, takeover: false)
             phase = .retrying(cause, error)
             return [.note(.rearmFailed(cause, error, retryMilliseconds: retryMilliseconds))]
         case let .rotated(index):
@@ -389,7 +393,7 @@ public struct SessionMachine: Sendable {
         case .reloadRequested:
             guard isYielding else { return [] }
             fightBudget.reset()
-            rearmAt = nil
+            pendingRearm = nil
             return []
         case .updatedInPlace:
             phase = .onAir
@@ -402,35 +406,36 @@ public struct SessionMachine: Sendable {
         case .stopped:
             phase = .stopped
             nextRotationAt = nil
-            rearmAt = nil
+            pendingRearm = nil
             return []
         }
     }
 
     /// A re-arm already pending keeps its phase (one log line for, say, a power-off's disable and
-    /// clear): the later command only moves the re-arm and its cause.
-    private mutating func schedule(_ cause: RearmCause, after delay: Int64, phase next: SessionPhase, now: Int64) {
+    /// clear): the later command only moves the re-arm and its cause (`takeover` nil: as it was).
+    private mutating func schedule(_ cause: RearmCause, after delay: Int64, phase next: SessionPhase, takeover: Bool? = nil, now: Int64) {
         if triggeredAt == nil { triggeredAt = now }
-        let pending = rearmAt != nil && phase != .deviceDown
-        rearmCause = cause
-        rearmAt = now + delay
+        let pending = pendingRearm != nil && phase != .deviceDown
+        pendingRearm = .init(at: now + delay, cause: cause, takeover: takeover ?? pendingRearm?.takeover ?? false)
         nextRotationAt = nil
         if !pending { phase = next }
     }
 
+    private var quietCause: RearmCause { .otherOwnerQuiet(milliseconds: fightBudget.quietMilliseconds) }
+
     private mutating func timerExpired(now t: Int64) -> [Effect] {
-        if let at = endAt, at <= t {
-            endAt = nil
-            phaseAt = nil
+        if let at = clock.endAt, at <= t {
+            clock.endAt = nil
+            clock.switchAt = nil
             finished = true
-            return [.note(.scheduleOver(lastCycle: schedule.cycle?.count.map { pairsDone >= $0 } ?? false,
+            return [.note(.scheduleOver(lastCycle: schedule.cycle?.count.map { clock.pairsDone >= $0 } ?? false,
                                         durationMilliseconds: schedule.durationMilliseconds ?? 0))]
         }
         var effects: [Effect] = []
-        if let at = phaseAt, at <= t { effects += switchPhase(at: at, now: t) }
-        if let at = rearmAt, at <= t {
-            rearmAt = nil
-            effects += rearm(rearmCause, now: t)
+        if let at = clock.switchAt, at <= t { effects += switchPhase(at: at, now: t) }
+        if let due = pendingRearm, due.at <= t {
+            pendingRearm = nil
+            effects += rearm(due.cause, takeover: due.takeover, now: t)
         }
         if let at = nextRotationAt, at <= t, phase == .onAir, rotationLength > 1, !effects.contains(where: \.isRearm) {
             effects.append(.rotate(to: (rotationIndex + 1) % rotationLength))
@@ -442,48 +447,44 @@ public struct SessionMachine: Sendable {
     /// again (whatever happened meanwhile, the beacons come back as configured).
     private mutating func switchPhase(at scheduled: Int64, now: Int64) -> [Effect] {
         guard let cycle = schedule.cycle else { return [] }
-        phaseSwitches += 1
-        if !cycleOff {
-            pairsDone += 1
-            cycleOff = true
+        if !clock.isOff {
+            clock.pairsDone += 1
+            clock.isOff = true
             nextRotationAt = nil
-            rearmAt = nil
+            pendingRearm = nil
             pendingDisruption = nil
-            takeoverPending = false
-            if let count = cycle.count, pairsDone >= count {
+            if let count = cycle.count, clock.pairsDone >= count {
                 // The last on phase is over: the session ends after the final off phase.
-                phaseAt = nil
-                endAt = min(endAt ?? .max, scheduled + cycle.offMilliseconds)
+                clock.switchAt = nil
+                clock.endAt = min(clock.endAt ?? .max, scheduled + cycle.offMilliseconds)
             } else {
-                phaseAt = scheduled + cycle.offMilliseconds
+                clock.switchAt = scheduled + cycle.offMilliseconds
             }
-            phase = .offPhase(.init(offMilliseconds: cycle.offMilliseconds, pair: pairsDone, count: cycle.count))
+            phase = .offPhase(.init(offMilliseconds: cycle.offMilliseconds, pair: clock.pairsDone, count: cycle.count))
             return instanceHasOtherOwner ? [.disableForCycle, .handBackInstance] : [.disableForCycle]
         }
-        cycleOff = false
-        phaseAt = scheduled + cycle.onMilliseconds
+        clock.isOff = false
+        clock.switchAt = scheduled + cycle.onMilliseconds
         return rearm(.cycleOn(milliseconds: cycle.onMilliseconds), now: now)
     }
 
-    private mutating func rearm(_ cause: RearmCause, now: Int64) -> [Effect] {
-        if cycleOff {
+    private mutating func rearm(_ cause: RearmCause, takeover: Bool = false, now: Int64) -> [Effect] {
+        if clock.isOff {
             // Off by the schedule: the next on phase runs the whole start plan anyway.
-            rearmAt = nil
+            pendingRearm = nil
             pendingDisruption = nil
             if phase == .unplugged, let c = schedule.cycle {
                 // Back from an unplug in an off phase: still off by the schedule.
-                phase = .offPhase(.init(offMilliseconds: c.offMilliseconds, pair: pairsDone, count: c.count))
+                phase = .offPhase(.init(offMilliseconds: c.offMilliseconds, pair: clock.pairsDone, count: c.count))
             }
             return []
         }
-        let takeover = takeoverPending
-        takeoverPending = false
         if takeover, fightBudget.noteTakeover(at: now) {
             yield(after: cause, now: now)
             return []
         }
         if isYielding { fightBudget.reset() }
-        rearmAt = nil
+        pendingRearm = nil
         pendingDisruption = nil
         let started = triggeredAt ?? now
         return [.rearm(cause, started: started, resume: resumePosition(cause))]
@@ -506,8 +507,7 @@ public struct SessionMachine: Sendable {
         triggeredAt = nil
         pendingDisruption = nil
         nextRotationAt = nil
-        rearmCause = .otherOwnerQuiet(milliseconds: fightBudget.quietMilliseconds)
-        rearmAt = now + fightBudget.quietMilliseconds
+        pendingRearm = .init(at: now + fightBudget.quietMilliseconds, cause: quietCause, takeover: false)
         phase = .yielding(.init(takeovers: fightBudget.recent.count, windowMilliseconds: fightBudget.windowMilliseconds,
                                 quietMilliseconds: fightBudget.quietMilliseconds, last: cause))
     }

@@ -43,9 +43,6 @@ public final class SharedAdvertisingSession {
     /// The decisions: phase, schedule, retry (the raw-HCI session's machine).
     public private(set) var machine = SessionMachine()
     public var phase: SessionPhase { machine.phase }
-    public var isOnAir: Bool { machine.phase == .onAir }
-    /// The controller is gone (Index Removed) or powered off.
-    public var isWaiting: Bool { machine.isDown }
     /// When the pump must call `timerExpired` (a retry, a cycle boundary, the end of `--duration`).
     public var nextDeadline: Int64? { machine.nextDeadline }
     /// On air, off by the schedule, or a re-add due: what the watchdog feeds on.
@@ -61,7 +58,6 @@ public final class SharedAdvertisingSession {
     /// an on phase of `--cycle` began).
     public var readds: Int { machine.rearmCount }
     public var lastReaddReason: String? { machine.lastRearm?.cause.text(device: device) }
-    var fallbackNoted = false
     public static let retryMilliseconds: Int64 = 1000
 
     public init(beacons: [BeaconAdvertisement], index: UInt16, device: String, dwellMilliseconds: Int,
@@ -98,11 +94,9 @@ public final class SharedAdvertisingSession {
             guard plan.method == .extended, refusedExtended else {
                 throw .mgmt(.commandFailed(opcode: command.opcode, index: command.index, status: status))
             }
-            if !fallbackNoted {
-                fallbackNoted = true
-                log("the kernel refused MGMT \(command.opcode) with \(status) (Raspberry Pi kernels 6.12.93 and 6.18.34 do: "
+            // Said once: the plan keeps Add Advertising from now on (re-adds, reloads).
+            log("the kernel refused MGMT \(command.opcode) with \(status) (Raspberry Pi kernels 6.12.93 and 6.18.34 do: "
                     + "raspberrypi/linux#7473); using Add Advertising (0x003e) instead: the kernel's advertising interval, not ours")
-            }
             plan = plan.with(method: .addAdvertising)
             return try add(i)
         }

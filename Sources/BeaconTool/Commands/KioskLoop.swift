@@ -179,7 +179,7 @@ struct KioskLoop {
     static func report(_ kiosk: AdvertisingSession, _ s: Settings, to service: ServiceReporter) {
         guard let plan = kiosk.plan, kiosk.phase == .onAir else { return }
         service.onAir(family: plan.family, beacons: s.beacons, sets: plan.handles, rotation: plan.layout.isRotation && s.beacons.count > 1,
-                      rearmReason: kiosk.lastRearm?.cause.text(device: kiosk.device), rearmedAt: kiosk.lastRearm?.at, displacing: kiosk.displacedOwner)
+                      rearmReason: kiosk.lastRearm?.cause.text(device: kiosk.device), rearmedAt: kiosk.lastRearm?.at, displacing: kiosk.displacedOwner?.text)
     }
 
 }
