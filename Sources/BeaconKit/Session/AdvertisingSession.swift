@@ -167,7 +167,7 @@ public final class AdvertisingSession {
 
     /// Notes for the operator (stderr).
     public var log: (String) -> Void
-    /// Called on every phase change (sd_notify STATUS, state file).
+    /// Called on every phase change and re-arm (sd_notify STATUS, state file), once the effects are done.
     public var onPhaseChange: ((SessionPhase) -> Void)?
 
     private let now: () -> Int64
@@ -211,13 +211,13 @@ public final class AdvertisingSession {
         queue.append(input)
         guard !draining else { return }
         draining = true
-        let before = machine.phase
+        let before = (machine.phase, machine.rearmCount)
         while !queue.isEmpty {
             let next = queue.removeFirst()
             for effect in machine.step(next, now: now()) { perform(effect) }
         }
         draining = false
-        if machine.phase != before { onPhaseChange?(machine.phase) }
+        if machine.phase != before.0 || machine.rearmCount != before.1 { onPhaseChange?(machine.phase) }
     }
     private var queue: [SessionMachine.Input] = []
     private var draining = false

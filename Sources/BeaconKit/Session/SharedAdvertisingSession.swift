@@ -119,12 +119,16 @@ public final class SharedAdvertisingSession {
         queue.append(input)
         guard !draining else { return }
         draining = true
-        defer { draining = false }
+        let before = (machine.phase, machine.rearmCount)
         while !queue.isEmpty {
             let next = queue.removeFirst()
             for effect in machine.step(next, now: now()) { perform(effect) }
         }
+        draining = false
+        if machine.phase != before.0 || machine.rearmCount != before.1 { onPhaseChange?(machine.phase) }
     }
+    /// Called on every phase change and re-add (sd_notify STATUS, state file), once the effects are done.
+    public var onPhaseChange: ((SessionPhase) -> Void)?
     private var queue: [SessionMachine.Input] = []
     private var draining = false
 

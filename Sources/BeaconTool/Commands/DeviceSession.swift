@@ -155,7 +155,7 @@ struct DeviceSession {
         while true {
             let outcome: DeviceWait
             do { outcome = try host.waitForDevice(wanted, timeoutMilliseconds: Int(clamping: left)) } catch { throw CLIError(error) }
-            guard outcome == .signal(KioskLoop.sighup) else { return outcome }
+            guard outcome == .signal(SessionLoop.sighup) else { return outcome }
             hangup()
             left = max(0, budget - (ctx.monotonicMilliseconds() - started))
         }

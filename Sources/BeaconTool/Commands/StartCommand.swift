@@ -256,8 +256,9 @@ enum StartCommand: Subcommand {
         let family: AdvertisingFamily
         do { family = try Advertiser.chooseFamily(s.controller, session.caps, device: session.name) } catch { throw CLIError(error) }
         var caps = session.caps
-        if !detach, try ShareLoop.decide(s, family: family, session, caps, ctx) {
-            var loop = ShareLoop(session: session, settings: s, arguments: a, ctx: ctx, service: service)
+        if !detach, try MGMTAdapter.decide(s, family: family, session, caps, ctx) {
+            var loop = SessionLoop(adapter: try MGMTAdapter(session: session, settings: s, arguments: a, ctx: ctx), settings: s,
+                                   arguments: a, ctx: ctx, service: service)
             return try loop.run()
         }
         notes(s, family: family, session, ctx)
@@ -290,7 +291,8 @@ enum StartCommand: Subcommand {
             ctx.note("detached; the controller keeps advertising until 'beacon-tx stop --device \(session.name)\(setHint)' (nothing re-arms or reloads detached beacons)")
             return .success
         }
-        var loop = KioskLoop(session: session, kiosk: kiosk, settings: s, arguments: a, ctx: ctx, service: service)
+        var loop = SessionLoop(adapter: try RawHCIAdapter(session: session, kiosk: kiosk, settings: s, arguments: a, ctx: ctx), settings: s,
+                               arguments: a, ctx: ctx, service: service)
         return try loop.run()
     }
 

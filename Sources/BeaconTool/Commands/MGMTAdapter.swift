@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+import BeaconKit
+
+/// The sharing mode (`--share`) under the one `SessionLoop`: our beacons are kernel advertising
+/// instances. The observer hands the control channel's MGMT events (Advertising Removed, Index
+/// Removed/Added, New Settings) to the `SharedAdvertisingSession`, which carries out the machine's
+/// effects with SharePlan (add, remove, re-add); the same channel delivers the signals and sees the
+/// device return.
+final class MGMTAdapter: SessionAdapter {
+    let session: DeviceSession
+    let shared: SharedAdvertisingSession
+    let channel: MGMTChannel
+    let runner: MGMTCommandRunner
+    let family: AdvertisingFamily
+    let ctx: ToolContext
+    let verbose: Bool
+
+    /// Whether `start` shares: `always`, or `auto` on a controller with one advertising instance
+    /// where the kernel already has instances (Read Advertising Features).
+    static func decide(_ s: Settings, family: AdvertisingFamily, _ session: DeviceSession, _ caps: ControllerCapabilities,
+                       _ ctx: ToolContext) throws(CLIError) -> Bool {
+        guard s.share != .never else { return false }
+        if s.share == .always { return true }
+        let single = singleInstance(family: family, caps)
+        guard single else { return false }
+        switch KernelAdvertising.read(session.host, index: session.info.id, timeout: s.timeoutMilliseconds, verbose: false, ctx) {
+        case let .success(f):
+            guard ShareMode.shares(.auto, singleInstance: single, kernelInstances: f.instances.count) else { return false }
+            ctx.note("\(session.name) has one advertising instance and the kernel has instances on it (\(f.instances.sorted().map(String.init).joined(separator: ", "))): "
+                     + "sharing it, our beacons become kernel instances (--share auto; --share never takes the instance instead)")
+            return true
+        case .failure(.transport):
+            return false   // no control channel (no MGMT in this kernel): nothing to share with
+        case let .failure(e):
+            ctx.note("--share auto: the kernel's advertising instances could not be read (\(e)); not sharing")
+            return false
+        }
+    }
+
+    /// Whether the session would have one advertising instance: legacy commands, or an extended
+    /// controller with one set (only known when the count was read: several beacons read it).
+    static func singleInstance(family: AdvertisingFamily, _ caps: ControllerCapabilities) -> Bool {
+        family == .legacy || caps.numberOfSupportedAdvertisingSets == 1
+    }
+
+    /// Opens the control channel (the raw socket is closed: signals come through it now) and puts
+    /// our instances on air.
+    init(session: DeviceSession, settings s: Settings, arguments: ParsedArguments, ctx: ToolContext) throws(CLIError) {
+        if let refused = ShareOptions.refusal(s, mode: s.share) { throw refused }
+        verbose = arguments.has("--verbose")
+        family = session.caps.supportsExtendedAdvertising ? .extended : .legacy
+        StartCommand.notes(s, family: family, session, ctx)
+        do { channel = try session.host.openControl(watchSignals: true) } catch { throw CLIError(error) }
+        session.channel.close()
+        self.session = session
+        self.ctx = ctx
+        runner = MGMTCommandRunner(channel: channel, timeoutMilliseconds: s.timeoutMilliseconds, now: ctx.monotonicMilliseconds)
+        if verbose { runner.trace = { [ctx] in ctx.log(.debug, $0) } }
+        shared = SharedAdvertisingSession(beacons: s.beacons.map(s.advertisement), index: session.info.id, device: session.name,
+                                          dwellMilliseconds: s.rotationMilliseconds, runner: runner, now: ctx.monotonicMilliseconds,
+                                          log: { [ctx] in ctx.note($0) })
+        shared.schedule = s.schedule
+        do { try shared.start() } catch {
+            channel.close()
+            throw CLIError(error)
+        }
+        if Int(shared.plan.durationSeconds) * 1000 != s.rotationMilliseconds {
+            ctx.note("MGMT durations are whole seconds: the \(s.rotationMilliseconds) ms dwell (--rotation) is \(shared.plan.durationSeconds) s")
+        }
+        ctx.note("advertising \(s.beacons.count == 1 ? s.beacons[0].summary : "\(s.beacons.count) beacons") on \(session.name) as kernel advertising instance"
+                 + (shared.plan.instances.count == 1 ? " " : "s ") + shared.plan.instances.map(String.init).joined(separator: ", ")
+                 + " (MGMT \(shared.plan.method == .extended ? "Add Extended Advertising Parameters/Data" : "Add Advertising"), "
+                 + (session.caps.supportsExtendedAdvertising
+                    // measured on btvirt (verify-share-extended): the kernel puts each on the set of its number, all at once
+                    ? "the kernel gives each an advertising set of its own, all on air at once)"
+                    : "each on air \(shared.plan.durationSeconds) s at a time in the kernel's rotation)"))
+        shared.handleKept()
+    }
+
+    deinit { channel.close() }
+
+    var device: String { session.name }
+    var address: String { session.info.address }
+    var machine: SessionMachine { shared.machine }
+    var onChange: ((SessionPhase) -> Void)? {
+        get { shared.onPhaseChange }
+        set { shared.onPhaseChange = newValue }
+    }
+
+    func takePendingSignal() -> Int32? { runner.takePendingSignal() }
+
+    func receive(timeoutMilliseconds: Int) throws(CLIError) -> SessionWake {
+        let received: MGMTReceive
+        do { received = try channel.receive(timeoutMilliseconds: timeoutMilliseconds) } catch {
+            throw CLIError(.unavailable, "\(CLIError(error).message); the kernel keeps our instances until they are removed")
+        }
+        switch received {
+        case let .signal(n): return .signal(n)
+        case let .event(bytes):
+            if let e = try? MGMTEvent(packet: bytes) {
+                if verbose { ctx.log(.debug, MGMTText.traceLine(e)) }
+                shared.handle(e)
+                shared.handleKept()
+            }
+            return .packet
+        case .timedOut:
+            return .timedOut
+        }
+    }
+
+    func timerExpired() {
+        shared.timerExpired()
+        shared.handleKept()
+    }
+
+    func reportOnAir(_ service: ServiceReporter, _ s: Settings) {
+        guard shared.phase == .onAir else { return }
+        service.onAirShared(family: family, beacons: s.beacons, instances: shared.plan.instances,
+                            readdReason: shared.machine.rearmCount > reportedReadds ? shared.lastReaddReason : nil)
+        reportedReadds = shared.machine.rearmCount
+    }
+    private var reportedReadds = 0
+
+    func updateMetrics(_ metrics: KioskMetricsFile, _ s: Settings) { metrics.update(shared, family: family, s) }
+
+    /// A setting the sharing mode cannot carry out is refused like a bad file.
+    func reload(_ new: Settings) throws(CLIError) -> SessionReload {
+        if let refused = ShareOptions.refusal(new, mode: new.share) { throw refused }
+        let r: SharedAdvertisingSession.ReloadSummary
+        do { r = try shared.reload(new.beacons.map(new.advertisement), dwellMilliseconds: new.rotationMilliseconds) } catch { throw CLIError(error) }
+        return SessionReload(unchanged: r.unchanged, updated: r.updated, added: r.added, removed: r.removed,
+                             detail: " (kernel instances " + shared.plan.instances.map(String.init).joined(separator: ", ") + ")")
+    }
+
+    func stop(_ s: Settings) throws(CLIError) -> String {
+        do { try shared.stop() } catch { throw CLIError(error) }
+        return "removed our kernel advertising instances \(shared.plan.instances.map(String.init).joined(separator: ", ")) on \(session.name)"
+    }
+
+    /// The control channel stays open: Index Added and New Settings with Powered are the return.
+    func awaitReturn(_ s: Settings, timeoutMilliseconds: Int) throws(CLIError) -> DeviceReturn { .onSocket }
+}

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: Apache-2.0
+import BeaconKit
+
+/// What the one session loop needs of a mode: its session's machine (phase, deadline, health,
+/// schedule), an observer on its socket (each packet becomes the session's input there), and the
+/// mode's own way of carrying out a reload, a stop and a device's return. Raw HCI: `RawHCIAdapter`
+/// (`AdvertisingSession`, KioskPlan); the sharing mode: `MGMTAdapter` (`SharedAdvertisingSession`,
+/// SharePlan).
+protocol SessionAdapter: AnyObject {
+    var device: String { get }
+    /// The controller's address, for the unplug notes.
+    var address: String { get }
+    var machine: SessionMachine { get }
+    /// Called on every phase change and re-arm, once the session's effects are done.
+    var onChange: ((SessionPhase) -> Void)? { get set }
+    /// A signal the socket already delivered (while a command waited for its answer).
+    func takePendingSignal() -> Int32?
+    /// One wait on the socket: a packet is handed to the session. Throws the loop's final error
+    /// (the message names the device and what is left on air).
+    func receive(timeoutMilliseconds: Int) throws(CLIError) -> SessionWake
+    /// The machine's deadline passed.
+    func timerExpired()
+    /// The state file and sd_notify: what is on air now.
+    func reportOnAir(_ service: ServiceReporter, _ s: Settings)
+    func updateMetrics(_ metrics: KioskMetricsFile, _ s: Settings)
+    /// Applies new settings; returns what the reload changed, after "N unchanged, …" (or throws why not).
+    func reload(_ new: Settings) throws(CLIError) -> SessionReload
+    /// Takes our beacons off air and ends the session; returns what was done, for the stop note.
+    func stop(_ s: Settings) throws(CLIError) -> String
+    /// The device was unregistered: wait for it (`timeoutMilliseconds`) and attach the session again,
+    /// or say that the loop's own socket sees the return (`.onSocket`).
+    func awaitReturn(_ s: Settings, timeoutMilliseconds: Int) throws(CLIError) -> DeviceReturn
+}
+
+enum SessionWake: Equatable {
+    case signal(Int32)
+    case packet
+    case timedOut
+}
+
+enum DeviceReturn: Equatable {
+    case returned
+    case signal(Int32)
+    case timedOut
+    /// The mode's socket stays open and its observer hears the return (MGMT Index Added).
+    case onSocket
+}
+
+/// What a reload changed, rendered once by the loop.
+struct SessionReload: Equatable {
+    var unchanged: Int
+    var updated: Int
+    var added: Int
+    var removed: Int
+    /// The mode's addition: " (all restarted: the layout changed)", " (kernel instances 5, 4)".
+    var detail: String
+}
+
+/// The foreground session of `start`, both modes: one blocking wait for packets, signals, the
+/// machine's next deadline, the watchdog's next beat and the unplug deadline. It owns SIGHUP
+/// (reload), SIGTERM/SIGINT (stop), `--duration`/`--cycle` (the machine's schedule ending), STATUS
+/// and the state file on every change, `WATCHDOG=1` while the machine is healthy, `--metrics`, the
+/// Ctrl-C note and `--device-timeout` for an unplugged controller. An idle kiosk with one beacon
+/// sets no timer (it wakes only for packets and signals).
+struct SessionLoop {
+    let adapter: SessionAdapter
+    var settings: Settings
+    let arguments: ParsedArguments
+    let ctx: ToolContext
+    /// The state file and sd_notify (made by `start`, which may already have reported a wait for the device).
+    let service: ServiceReporter
+
+    static let sighup: Int32 = 1
+
+    mutating func run() throws(CLIError) -> ExitCode {
+        // --metrics: the Prometheus textfile, from the same changes; its final state whatever ends the loop.
+        let metrics = KioskMetricsFile.make(settings.metrics, device: adapter.device, ctx)
+        defer { metrics?.ended() }
+        let box = SettingsBox(settings)
+        let (adapter, service, ctx) = (self.adapter, self.service, self.ctx)
+        adapter.onChange = { phase in
+            // The phase's sentence is rendered here, at the edge: a wait is a warning, the cycle's off phase a note.
+            if phase == .onAir {
+                adapter.reportOnAir(service, box.settings)
+            } else if let why = phase.text(device: adapter.device) {
+                if phase.isWaiting { ctx.warn(why) } else { ctx.note(why) }
+                service.offAir(why)
+            }
+            if let metrics { adapter.updateMetrics(metrics, box.settings) }
+        }
+        defer { adapter.onChange = nil }
+        adapter.reportOnAir(service, settings)
+        if let metrics { adapter.updateMetrics(metrics, settings) }
+        var watchdog = service.watchdog
+        if !ctx.service.isSupervised {
+            ctx.note("press Ctrl-C (or send SIGTERM) to stop" + (arguments.has("--config") ? "; SIGHUP re-reads the config" : ""))
+        }
+        /// While the controller is unregistered: when `--device-timeout` runs out.
+        var unpluggedUntil: Int64?
+        while true {
+            if adapter.machine.finished { return try stop("schedule done", metrics) }
+            if adapter.machine.phase == .unplugged {
+                let now = ctx.monotonicMilliseconds()
+                if unpluggedUntil == nil {
+                    unpluggedUntil = now + Int64(settings.deviceTimeoutSeconds) * 1000
+                    let text = "\(adapter.device) (\(adapter.address)) was unregistered; waiting up to \(settings.deviceTimeoutSeconds) s for it to return"
+                    ctx.warn(text)
+                    service.offAir(text)
+                }
+                switch try adapter.awaitReturn(settings, timeoutMilliseconds: Int(clamping: max(0, (unpluggedUntil ?? now) - now))) {
+                case .returned, .onSocket: break
+                case let .signal(n): return try stop("signal \(n)", metrics)
+                case .timedOut: throw unpluggedTooLong()
+                }
+            } else {
+                unpluggedUntil = nil
+            }
+            var signal = adapter.takePendingSignal()
+            if signal == nil {
+                let deadlines = [adapter.machine.nextDeadline, unpluggedUntil].compactMap { $0 }
+                var wait = deadlines.min().map { max(0, $0 - ctx.monotonicMilliseconds()) } ?? -1
+                // WATCHDOG=1 only while the beacons are on air or expected back (systemd restarts a stuck session).
+                wait = watchdog?.wait(wait, healthy: adapter.machine.isHealthy) ?? wait
+                let wake: SessionWake
+                do { wake = try adapter.receive(timeoutMilliseconds: Int(clamping: wait)) } catch {
+                    service.failed(error.message)
+                    throw error
+                }
+                switch wake {
+                case let .signal(n): signal = n
+                case .packet: break
+                case .timedOut:
+                    if let until = unpluggedUntil, ctx.monotonicMilliseconds() >= until { throw unpluggedTooLong() }
+                    adapter.timerExpired()
+                }
+            }
+            guard let signal else { continue }
+            if signal == Self.sighup, let path = arguments.path("--config")?.display {
+                service.reloading()
+                let applied = reload(path)
+                box.settings = settings
+                if adapter.machine.phase == .onAir {
+                    adapter.reportOnAir(service, settings)
+                } else if let why = adapter.machine.phase.text(device: adapter.device) {
+                    service.offAir(why)
+                }
+                metrics?.reloaded(applied: applied)
+                if let metrics { adapter.updateMetrics(metrics, settings) }
+                continue
+            }
+            return try stop("signal \(signal)" + (signal == Self.sighup ? " (SIGHUP without --config: the terminal closed)" : ""), metrics)
+        }
+    }
+
+    private func unpluggedTooLong() -> CLIError {
+        let message = "\(adapter.device) (\(adapter.address)) did not return within \(settings.deviceTimeoutSeconds) s (--device-timeout); nothing is on air"
+        service.failed(message)
+        return CLIError(.unavailable, message)
+    }
+
+    /// The stop of either mode: STOPPING=1, the mode's stop, the state file removed, one note.
+    private func stop(_ why: String, _ metrics: KioskMetricsFile?) throws(CLIError) -> ExitCode {
+        service.stopping()
+        defer { service.stopped() }
+        let away = adapter.machine.phase == .unplugged
+        let what = try adapter.stop(settings)
+        if let metrics { adapter.updateMetrics(metrics, settings) }
+        ctx.note("\(why): " + (away ? "stopped while \(adapter.address) was away (nothing was on air)" : what))
+        return .success
+    }
+
+    /// SIGHUP: re-read the file (flags still override it). A bad file, or one the mode refuses, is
+    /// logged and the old beacons stay.
+    private mutating func reload(_ path: String) -> Bool {
+        let new: Settings
+        do { new = try StartCommand.settings(from: arguments, ctx) } catch {
+            ctx.log(.error, "beacon-tx: reload: \(error.message); the previous beacons stay on air")
+            return false
+        }
+        guard !new.beacons.isEmpty else {
+            ctx.warn("reload: \(path) lists no beacon; the previous beacons stay on air")
+            return false
+        }
+        do {
+            let r = try adapter.reload(new)
+            settings = new
+            ctx.note("reloaded \(path): \(r.unchanged) unchanged, \(r.updated) updated, \(r.added) added, \(r.removed) removed" + r.detail)
+            return true
+        } catch {
+            ctx.log(.error, "beacon-tx: reload: \(error.message); the previous beacons stay on air")
+            return false
+        }
+    }
+}
+
+/// The settings on air, shared with the change callback.
+private final class SettingsBox {
+    var settings: Settings
+    init(_ settings: Settings) { self.settings = settings }
+}
