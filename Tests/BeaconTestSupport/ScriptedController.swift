@@ -34,6 +34,9 @@ public final class ScriptedController: HCIChannel {
     /// Called with the requested timeout whenever a wait times out, so a test clock can advance
     /// as a real wait would.
     public var onTimeout: ((Int) -> Void)?
+    /// How long an empty wait of the given timeout (-1 = none) lasts before it times out: a
+    /// virtual-time harness ends it where its `advanceTime` ends. Nil: the whole timeout.
+    public var clampWait: ((Int) -> Int)?
 
     public init(_ steps: [Step]) { self.steps = steps }
 
@@ -119,7 +122,7 @@ public final class ScriptedController: HCIChannel {
         // A loop that never ends (a session waiting for an event the script does not have) gets a
         // SIGTERM after many empty waits, so a broken test fails on its expectations instead of hanging.
         if exhaustedWaits % Self.waitsBeforeGivingUp == 0 { return .signal(15) }
-        timedOut(timeoutMilliseconds)
+        timedOut(clampWait?(timeoutMilliseconds) ?? timeoutMilliseconds)
         return .timedOut
     }
 }

@@ -25,6 +25,8 @@ public final class ScriptedKernel: MGMTChannel {
     public func now() -> Int64 { elapsedMilliseconds }
     /// Called with the wait's timeout each time a receive times out (a test clock moves by it).
     public var onTimeout: ((Int) -> Void)?
+    /// As `ScriptedController.clampWait`: where a virtual-time harness ends an empty wait.
+    public var clampWait: ((Int) -> Int)?
     private var emptyWaits = 0
 
     public init(_ steps: [Step]) { self.steps = steps }
@@ -77,8 +79,9 @@ public final class ScriptedKernel: MGMTChannel {
         emptyWaits += 1
         // A loop waiting for what the script does not have gets a SIGTERM instead of hanging.
         if emptyWaits % ScriptedController.waitsBeforeGivingUp == 0 { return .signal(15) }
-        elapsedMilliseconds += Int64(max(0, timeoutMilliseconds))
-        onTimeout?(timeoutMilliseconds)
+        let waited = clampWait?(timeoutMilliseconds) ?? timeoutMilliseconds
+        elapsedMilliseconds += Int64(max(0, waited))
+        onTimeout?(waited)
         return .timedOut
     }
 }

@@ -62,94 +62,117 @@ struct SessionReload: Equatable {
 /// and the state file on every change, `WATCHDOG=1` while the machine is healthy, `--metrics`, the
 /// Ctrl-C note and `--device-timeout` for an unplugged controller. An idle kiosk with one beacon
 /// sets no timer (it wakes only for packets and signals).
-struct SessionLoop {
+final class SessionLoop {
     let adapter: SessionAdapter
-    var settings: Settings
+    private(set) var settings: Settings
     let arguments: ParsedArguments
     let ctx: ToolContext
     /// The state file and sd_notify (made by `start`, which may already have reported a wait for the device).
     let service: ServiceReporter
+    /// --metrics: the Prometheus textfile, from the same changes; its final state whatever ends the loop.
+    private(set) var metrics: KioskMetricsFile?
+    private var watchdog: WatchdogTimer?
+    /// While the controller is unregistered: when `--device-timeout` runs out.
+    private(set) var unpluggedUntil: Int64?
 
     static let sighup: Int32 = 1
 
-    mutating func run() throws(CLIError) -> ExitCode {
-        // --metrics: the Prometheus textfile, from the same changes; its final state whatever ends the loop.
-        let metrics = KioskMetricsFile.make(settings.metrics, device: adapter.device, ctx)
-        defer { metrics?.ended() }
-        let box = SettingsBox(settings)
-        let (adapter, service, ctx) = (self.adapter, self.service, self.ctx)
-        adapter.onChange = { phase in
+    init(adapter: SessionAdapter, settings: Settings, arguments: ParsedArguments, ctx: ToolContext, service: ServiceReporter) {
+        self.adapter = adapter
+        self.settings = settings
+        self.arguments = arguments
+        self.ctx = ctx
+        self.service = service
+    }
+
+    func run() throws(CLIError) -> ExitCode {
+        begin()
+        defer { end() }
+        while true {
+            if let code = try turn() { return code }
+        }
+    }
+
+    /// The first report (state file, READY=1, metrics), the change callback, the Ctrl-C note.
+    func begin() {
+        metrics = KioskMetricsFile.make(settings.metrics, device: adapter.device, ctx)
+        adapter.onChange = { [unowned self] phase in
             // The phase's sentence is rendered here, at the edge: a wait is a warning, the cycle's off phase a note.
             if phase == .onAir {
-                adapter.reportOnAir(service, box.settings)
+                adapter.reportOnAir(service, settings)
             } else if let why = phase.text(device: adapter.device) {
                 if phase.isWaiting { ctx.warn(why) } else { ctx.note(why) }
                 service.offAir(why)
             }
-            if let metrics { adapter.updateMetrics(metrics, box.settings) }
+            if let metrics { adapter.updateMetrics(metrics, settings) }
         }
-        defer { adapter.onChange = nil }
         adapter.reportOnAir(service, settings)
         if let metrics { adapter.updateMetrics(metrics, settings) }
-        var watchdog = service.watchdog
+        watchdog = service.watchdog
         if !ctx.service.isSupervised {
             ctx.note("press Ctrl-C (or send SIGTERM) to stop" + (arguments.has("--config") ? "; SIGHUP re-reads the config" : ""))
         }
-        /// While the controller is unregistered: when `--device-timeout` runs out.
-        var unpluggedUntil: Int64?
-        while true {
-            if adapter.machine.finished { return try stop("schedule done", metrics) }
-            if adapter.machine.phase == .unplugged {
-                let now = ctx.monotonicMilliseconds()
-                if unpluggedUntil == nil {
-                    unpluggedUntil = now + Int64(settings.deviceTimeoutSeconds) * 1000
-                    let text = "\(adapter.device) (\(adapter.address)) was unregistered; waiting up to \(settings.deviceTimeoutSeconds) s for it to return"
-                    ctx.warn(text)
-                    service.offAir(text)
-                }
-                switch try adapter.awaitReturn(settings, timeoutMilliseconds: Int(clamping: max(0, (unpluggedUntil ?? now) - now))) {
-                case .returned, .onSocket: break
-                case let .signal(n): return try stop("signal \(n)", metrics)
-                case .timedOut: throw unpluggedTooLong()
-                }
-            } else {
-                unpluggedUntil = nil
+    }
+
+    /// The metrics file's final state; the callback let go.
+    func end() {
+        metrics?.ended()
+        adapter.onChange = nil
+    }
+
+    /// One wait and what it brought: nil to go on, or the exit code.
+    func turn() throws(CLIError) -> ExitCode? {
+        if adapter.machine.phase == .unplugged {
+            let now = ctx.monotonicMilliseconds()
+            if unpluggedUntil == nil {
+                unpluggedUntil = now + Int64(settings.deviceTimeoutSeconds) * 1000
+                let text = "\(adapter.device) (\(adapter.address)) was unregistered; waiting up to \(settings.deviceTimeoutSeconds) s for it to return"
+                ctx.warn(text)
+                service.offAir(text)
             }
-            var signal = adapter.takePendingSignal()
-            if signal == nil {
-                let deadlines = [adapter.machine.nextDeadline, unpluggedUntil].compactMap { $0 }
-                var wait = deadlines.min().map { max(0, $0 - ctx.monotonicMilliseconds()) } ?? -1
-                // WATCHDOG=1 only while the beacons are on air or expected back (systemd restarts a stuck session).
-                wait = watchdog?.wait(wait, healthy: adapter.machine.isHealthy) ?? wait
-                let wake: SessionWake
-                do { wake = try adapter.receive(timeoutMilliseconds: Int(clamping: wait)) } catch {
-                    service.failed(error.message)
-                    throw error
-                }
-                switch wake {
-                case let .signal(n): signal = n
-                case .packet: break
-                case .timedOut:
-                    if let until = unpluggedUntil, ctx.monotonicMilliseconds() >= until { throw unpluggedTooLong() }
-                    adapter.timerExpired()
-                }
+            switch try adapter.awaitReturn(settings, timeoutMilliseconds: Int(clamping: max(0, (unpluggedUntil ?? now) - now))) {
+            case .returned: return nil
+            case .onSocket: break
+            case let .signal(n): return try stop("signal \(n)")
+            case .timedOut: throw unpluggedTooLong()
             }
-            guard let signal else { continue }
-            if signal == Self.sighup, let path = arguments.path("--config")?.display {
-                service.reloading()
-                let applied = reload(path)
-                box.settings = settings
-                if adapter.machine.phase == .onAir {
-                    adapter.reportOnAir(service, settings)
-                } else if let why = adapter.machine.phase.text(device: adapter.device) {
-                    service.offAir(why)
-                }
-                metrics?.reloaded(applied: applied)
-                if let metrics { adapter.updateMetrics(metrics, settings) }
-                continue
-            }
-            return try stop("signal \(signal)" + (signal == Self.sighup ? " (SIGHUP without --config: the terminal closed)" : ""), metrics)
+        } else {
+            unpluggedUntil = nil
         }
+        var signal = adapter.takePendingSignal()
+        if signal == nil {
+            let deadlines = [adapter.machine.nextDeadline, unpluggedUntil].compactMap { $0 }
+            var wait = deadlines.min().map { max(0, $0 - ctx.monotonicMilliseconds()) } ?? -1
+            // WATCHDOG=1 only while the beacons are on air or expected back (systemd restarts a stuck session).
+            wait = watchdog?.wait(wait, healthy: adapter.machine.isHealthy) ?? wait
+            let wake: SessionWake
+            do { wake = try adapter.receive(timeoutMilliseconds: Int(clamping: wait)) } catch {
+                service.failed(error.message)
+                throw error
+            }
+            switch wake {
+            case let .signal(n): signal = n
+            case .packet: break
+            case .timedOut:
+                if let until = unpluggedUntil, ctx.monotonicMilliseconds() >= until { throw unpluggedTooLong() }
+                adapter.timerExpired()
+            }
+        }
+        if adapter.machine.finished { return try stop("schedule done") }
+        guard let signal else { return nil }
+        if signal == Self.sighup, let path = arguments.path("--config")?.display {
+            service.reloading()
+            let applied = reload(path)
+            if adapter.machine.phase == .onAir {
+                adapter.reportOnAir(service, settings)
+            } else if let why = adapter.machine.phase.text(device: adapter.device) {
+                service.offAir(why)
+            }
+            metrics?.reloaded(applied: applied)
+            if let metrics { adapter.updateMetrics(metrics, settings) }
+            return nil
+        }
+        return try stop("signal \(signal)" + (signal == Self.sighup ? " (SIGHUP without --config: the terminal closed)" : ""))
     }
 
     private func unpluggedTooLong() -> CLIError {
@@ -159,7 +182,7 @@ struct SessionLoop {
     }
 
     /// The stop of either mode: STOPPING=1, the mode's stop, the state file removed, one note.
-    private func stop(_ why: String, _ metrics: KioskMetricsFile?) throws(CLIError) -> ExitCode {
+    private func stop(_ why: String) throws(CLIError) -> ExitCode {
         service.stopping()
         defer { service.stopped() }
         let away = adapter.machine.phase == .unplugged
@@ -171,7 +194,7 @@ struct SessionLoop {
 
     /// SIGHUP: re-read the file (flags still override it). A bad file, or one the mode refuses, is
     /// logged and the old beacons stay.
-    private mutating func reload(_ path: String) -> Bool {
+    private func reload(_ path: String) -> Bool {
         let new: Settings
         do { new = try StartCommand.settings(from: arguments, ctx) } catch {
             ctx.log(.error, "beacon-tx: reload: \(error.message); the previous beacons stay on air")
@@ -191,10 +214,4 @@ struct SessionLoop {
             return false
         }
     }
-}
-
-/// The settings on air, shared with the change callback.
-private final class SettingsBox {
-    var settings: Settings
-    init(_ settings: Settings) { self.settings = settings }
 }

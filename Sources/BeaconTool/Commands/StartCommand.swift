@@ -203,6 +203,20 @@ enum StartCommand: Subcommand {
     // MARK: live
 
     static func live(_ initial: Settings, _ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
+        switch try prepare(initial, a, ctx) {
+        case let .done(code): return code
+        case let .loop(loop): return try loop.run()
+        }
+    }
+
+    /// A live start up to its session loop: the device opened (or waited for), the mode chosen, the
+    /// beacons on air. `.done` when nothing is left to run (a signal first, `--detach`).
+    enum LiveStart {
+        case done(ExitCode)
+        case loop(SessionLoop)
+    }
+
+    static func prepare(_ initial: Settings, _ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> LiveStart {
         var s = initial
         let detach = a.has("--detach")
         if detach, s.share == .always {
@@ -240,7 +254,7 @@ enum StartCommand: Subcommand {
         }
         guard let session = open else {
             waited?.stopped()
-            return .success
+            return .done(.success)
         }
         let service: ServiceReporter
         if let waited, waited.device == session.name {
@@ -251,15 +265,15 @@ enum StartCommand: Subcommand {
         }
         if let signal = session.runner.pendingSignal {
             ctx.note("signal \(signal) before advertising started on \(session.name); nothing was changed")
-            return .success
+            return .done(.success)
         }
         let family: AdvertisingFamily
         do { family = try Advertiser.chooseFamily(s.controller, session.caps, device: session.name) } catch { throw CLIError(error) }
         var caps = session.caps
         if !detach, try MGMTAdapter.decide(s, family: family, session, caps, ctx) {
-            var loop = SessionLoop(adapter: try MGMTAdapter(session: session, settings: s, arguments: a, ctx: ctx), settings: s,
+            let loop = SessionLoop(adapter: try MGMTAdapter(session: session, settings: s, arguments: a, ctx: ctx), settings: s,
                                    arguments: a, ctx: ctx, service: service)
-            return try loop.run()
+            return .loop(loop)
         }
         notes(s, family: family, session, ctx)
         if family == .extended, s.beacons.count > 1 {
@@ -289,11 +303,11 @@ enum StartCommand: Subcommand {
             }
             let setHint = kiosk.plan.map { $0.family == .extended && s.advertisingSet != nil ? " --advertising-set \(s.advertisingSet ?? 0)" : "" } ?? ""
             ctx.note("detached; the controller keeps advertising until 'beacon-tx stop --device \(session.name)\(setHint)' (nothing re-arms or reloads detached beacons)")
-            return .success
+            return .done(.success)
         }
-        var loop = SessionLoop(adapter: try RawHCIAdapter(session: session, kiosk: kiosk, settings: s, arguments: a, ctx: ctx), settings: s,
+        let loop = SessionLoop(adapter: try RawHCIAdapter(session: session, kiosk: kiosk, settings: s, arguments: a, ctx: ctx), settings: s,
                                arguments: a, ctx: ctx, service: service)
-        return try loop.run()
+        return .loop(loop)
     }
 
     /// The notes of a live start that do not depend on the plan.
