@@ -222,7 +222,7 @@ import Testing
     }
 }
 
-/// The session declares what it must hear; the pump (KioskLoop) installs exactly that.
+/// The session declares what it must hear; the pump (RawHCIAdapter) installs exactly that.
 @Suite struct SessionInputFilterTests {
     @Test func connectableBeaconsAddLEMetaAndDisconnections() throws {
         let quiet = AdvertisingSession.inputFilter(for: try AdvertisingSessionTests.three())
