@@ -83,7 +83,8 @@ test-arm64:
 compare-arch: release release-arm64
 	scripts/compare-arch $(RELEASE_BIN) $(RELEASE_BIN_ARM64)
 
-# Real-stack scenarios in a qemu guest with btvirt controllers (see Tests/e2e/README.md).
+# Real-stack scenarios in a qemu guest with btvirt controllers (see Tests/e2e/README.md). Each of the
+# three beds' runners installs the Debian packages its scenarios need when missing (scripts/install-packages).
 e2e: build release
 	Tests/e2e/run
 
