@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: Apache-2.0
+# boot: main
+# e2e-timeout: 600
+# The Ansible role (contrib/ansible) with ansible-playbook (Debian's ansible-core, connection local)
+# on the running kiosk: applied with the example inventory, the config it writes puts the inventory's
+# beacon on air; with the host's minor changed in the inventory and the playbook applied again, the
+# handler reloads the unit and the new minor is heard on hci1 in the same process (MainPID, NRestarts
+# 0), the old one gone. Notes the time from the second ansible-playbook's start to the new beacon heard.
+. "$BED/lib.sh"
+. "$BED/scenarios/ansible.inc"
+
+kiosk_heard
+config_save "$KIOSK"
+inv=$E2E_OUT/inventory.yml
+cp "$BED/ansible/inventory.yml" "$inv"
+uuid=$(sed -n 's/^ *beacon_tx_uuid: *//p' "$inv" | tr -d '-' | tr 'A-F' 'a-f')
+major=$(sed -n 's/^ *beacon_tx_major: *//p' "$inv")
+first=$uuid-$major-2 second=$uuid-$major-102
+
+step "apply the role: kiosk-lobby, minor 2"
+ansible_apply first "$inv" || fail "ansible-playbook (first apply) exit $ANSIBLE_RC: $(ansible_failure first)"
+echo "first apply: ${ANSIBLE_SECS}s"
+[ "$(config_ids "$KIOSK")" = "$first" ] || fail "the role wrote $(config_ids "$KIOSK" | tr '\n' ' '), expected $first"
+grep -q '^// .*Ansible role beacon_tx' "$KIOSK" || fail "$KIOSK is not the role's template: $(head -n 2 "$KIOSK")"
+[ "$(stat -c '%U:%G %a' "$KIOSK")" = "root:root 644" ] || fail "$KIOSK: $(stat -c '%U:%G %a' "$KIOSK"), expected root:root 644"
+expect_prop beacon-tx.service UnitFileState enabled
+rx_clear
+expect_heard 10 "$first"
+pid=$(unit_pid beacon-tx.service)   # the first apply may have installed another version (its postinst restarts)
+
+step "the inventory: kiosk-lobby's minor 2 -> 102, apply again"
+sed -i '/^    kiosk-lobby:$/,/^    kiosk-shop:$/ s/^\(      beacon_tx_minor:\) 2$/\1 102/' "$inv"
+grep -q '^      beacon_tx_minor: 102$' "$inv" || fail "the inventory's minor was not changed: $(grep -n minor "$inv" | tr '\n' ' ')"
+journal_mark
+rx_clear
+t0=$(now_us)
+ansible_apply second "$inv" || fail "ansible-playbook (second apply) exit $ANSIBLE_RC: $(ansible_failure second)"
+grep -q 'RUNNING HANDLER \[beacon_tx : Reload beacon-tx\]' "$E2E_OUT/ansible-second.log" || fail "the handler did not run on the changed config"
+expect_heard 15 "$second"
+total=$(_secs $(( $(now_us) - t0 )))
+note "ansible: inventory minor 2 -> 102: ansible-playbook took ${ANSIBLE_SECS}s; the new beacon heard ${total}s after it started (${HEARD_AFTER}s after its start counting from the receiver's clear)"
+[ "$(config_ids "$KIOSK")" = "$second" ] || fail "the role wrote $(config_ids "$KIOSK" | tr '\n' ' '), expected $second"
+expect_silent 2 "$first"
+[ "$(unit_pid beacon-tx.service)" = "$pid" ] || fail "MainPID changed: $pid -> $(unit_pid beacon-tx.service) (a restart, not a reload)"
+expect_prop beacon-tx.service NRestarts 0
+expect_prop beacon-tx.service ActiveState active
+journal_since -u beacon-tx.service | grep -q 'Reload' || fail "no reload of beacon-tx.service in the journal: $(journal_since -u beacon-tx.service | tail -n 3)"
+journal_since -u beacon-tx.service
