@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # boot: main
-# e2e-timeout: 600
+# e2e-timeout: 900
 # The Ansible role (contrib/ansible) with ansible-playbook (Debian's ansible-core, connection local)
 # on the running kiosk: applied with the example inventory, the config it writes puts the inventory's
 # beacon on air; with the host's minor changed in the inventory and the playbook applied again, the

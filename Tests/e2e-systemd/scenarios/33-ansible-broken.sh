@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # boot: main
-# e2e-timeout: 420
+# e2e-timeout: 600
 # The Ansible role with a broken inventory (kiosk-lobby's minor 70000): the template's validate step
 # (beacon-tx start --dry-run on the candidate) fails naming the key and the range, ansible-playbook
 # fails, the old /etc/beacon-tx/kiosk.json stays byte for byte, nothing is reloaded and the beacons
