@@ -50,7 +50,8 @@ import Testing
     /// one reload applied and one rejected, one failed re-arm.
     @Test func threeBeaconKioskSnapshot() {
         var m = KioskMetrics(device: "hci0", started: 1_800_000_000, lastChange: 1_800_000_125)
-        m.onAir = true
+        m.onAir = false
+        m.beaconOnAir = [true, false, true]   // another program disabled set 238
         m.family = .extended
         m.sets = [239, 238, 237]
         m.beacons = [
@@ -63,7 +64,6 @@ import Testing
         m.reloadsApplied = 1
         m.reloadsRejected = 1
         m.lastRearm = 1_800_000_120.25
-        m.version = "0.1.0"
         expectSnapshot(m.text, "metrics-kiosk.prom")
     }
 
@@ -153,9 +153,27 @@ import Testing
         #expect(warnings == ["beacon-tx: metrics file /proc/beacon-tx-nowhere/x.prom.tmp: No such file or directory (--metrics); the fleet will not see this session's changes"])
     }
 
-    /// The packaged units cannot write node_exporter's directory (root's): the file is kept under
-    /// the same name in the state directory, for `status --metrics` to publish, with one warning;
-    /// the final state (nothing on air) lands there too.
+    /// The packaged default: no `metrics` in the config, and the file is `hciN.prom` in the state
+    /// directory (beside `hciN.json`) without a word on stderr; a clean stop removes it, as it
+    /// removes the state file.
+    @Test func withoutMetricsTheFileIsKeptBesideTheStateFile() throws {
+        let p = try plan()
+        let state = temporaryDirectory()
+        var seen: String?
+        let fake = ScriptedController(C.probe(extended: true) + C.okSteps(p.start) + [.receive(.timedOut), .receive(.signal(15))] + C.okSteps(p.stop))
+        fake.onTimeout = { _ in seen = try? String(contentsOfFile: state + "/hci0.prom", encoding: .utf8) }
+        let h = FakeHost(devices: [C.device(0)], channels: [0: fake])
+        let r = tool(["start"] + goldenFlags, host: h, service: service([:], stateDirectory: state))
+        #expect(r.code == 0, "\(r.err)")
+        #expect(!r.err.contains("metrics"), "\(r.err)")
+        #expect(seen?.contains("beacon_tx_session_up{device=\"hci0\"} 1\n") == true, "\(seen ?? "(none)")")
+        #expect(seen?.contains("beacon_tx_scheduled_off{device=\"hci0\"} 0\n") == true)
+        #expect(!FileManager.default.fileExists(atPath: state + "/hci0.prom"), "a clean stop leaves no file")
+    }
+
+    /// An explicit FILE that cannot be written (an old config naming node_exporter's directory
+    /// under the packaged unit): kept beside the state file instead, with one note (not a warning);
+    /// a failed session's file stays, saying it is down.
     @Test func anUnwritableFileIsKeptInTheStateDirectory() throws {
         let p = try plan()
         let state = temporaryDirectory()
@@ -163,13 +181,31 @@ import Testing
         let h = FakeHost(devices: [C.device(0)], channels: [0: fake])
         let r = tool(["start"] + goldenFlags + ["--metrics", "/proc/beacon-tx-nowhere/beacon-tx.prom"], host: h, service: service([:], stateDirectory: state))
         #expect(r.code == 0, "\(r.err)")
-        let warnings = r.err.split(separator: "\n").filter { $0.contains("metrics file") }
-        #expect(warnings == ["beacon-tx: metrics file /proc/beacon-tx-nowhere/beacon-tx.prom.tmp: No such file or directory (--metrics); kept as \(state)/beacon-tx.prom instead, which beacon-tx-status.timer (beacon-tx status --metrics) publishes"])
-        let kept = try String(contentsOfFile: state + "/beacon-tx.prom", encoding: .utf8)
-        #expect(kept.contains("beacon_tx_session_up{device=\"hci0\"} 0\n"), "\(kept)")
-        #expect(kept.contains("beacon_tx_rearms_total{device=\"hci0\",reason=\"reset\"} 0\n"))
-        let attributes = try FileManager.default.attributesOfItem(atPath: state + "/beacon-tx.prom")
-        #expect((attributes[.posixPermissions] as? Int) == 0o644)
+        let lines = r.err.split(separator: "\n").filter { $0.contains("metrics file") }
+        #expect(lines == ["beacon-tx: metrics file /proc/beacon-tx-nowhere/beacon-tx.prom.tmp: No such file or directory (--metrics); kept as \(state)/hci0.prom instead, which beacon-tx-status.timer (beacon-tx status --metrics) publishes"])
+        #expect(!FileManager.default.fileExists(atPath: state + "/hci0.prom"), "a clean stop leaves no file")
+    }
+
+    /// Per beacon: one set taken by another program leaves the others on air; a rotation has only
+    /// the turn's beacon on air; every other phase has none.
+    @Test func onAirPerBeacon() {
+        let sets = BeaconOnAir.Placement.sets([239, 238, 237])
+        #expect(BeaconOnAir.states(.onAir, sets, beacons: 3) == [true, true, true])
+        #expect(BeaconOnAir.states(.disrupted(.disabledSet(238)), sets, beacons: 3) == [true, false, true])
+        #expect(BeaconOnAir.states(.disrupted(.removedSet(237)), sets, beacons: 3) == [true, true, false])
+        #expect(BeaconOnAir.states(.disrupted(.wrote(.leSetExtendedAdvertisingData, set: 239)), sets, beacons: 3) == [false, true, true])
+        #expect(BeaconOnAir.states(.connected(.set(239)), sets, beacons: 3) == [false, true, true])
+        for phase: SessionPhase in [.disrupted(.reset), .disrupted(.clearedSets), .disrupted(.disabledAllSets), .disrupted(.wrote(.leSetAdvertisingData, set: nil)),
+                                    .deviceDown, .idle, .stopped, .unplugged, .awaitingReset(hardwareCode: 1),
+                                    .retrying(.deviceUp, .plan(.noBeacons)), .offPhase(.init(offMilliseconds: 1000, pair: 1, count: nil))] {
+            #expect(BeaconOnAir.states(phase, sets, beacons: 3) == [false, false, false], "\(phase)")
+        }
+        #expect(BeaconOnAir.states(.onAir, .rotation(turn: 1), beacons: 3) == [false, true, false])
+        #expect(BeaconOnAir.states(.onAir, .rotation(turn: 0), beacons: 1) == [true])
+        #expect(BeaconOnAir.states(.disrupted(.disabledSet(239)), .rotation(turn: 1), beacons: 3) == [false, false, false])
+        #expect(BeaconOnAir.states(.onAir, .kernelRotation, beacons: 2) == [true, true])
+        #expect(BeaconOnAir.states(.deviceDown, .kernelRotation, beacons: 2) == [false, false])
+        #expect(BeaconOnAir.states(.onAir, .sets([239]), beacons: 2) == [true, false], "a beacon without a set is not on air")
     }
 
     @Test func configKeyAndBadValues() throws {
@@ -197,12 +233,18 @@ extension StatusCommandTests {
         let svc = service([:], stateDirectory: dir, alive: [4242, 4243])
         let r = tool(["status", "--format", "prometheus"], service: svc)
         #expect(r.code == 0, "\(r.err)")
-        expectSnapshot(r.out, "metrics-status.prom")
+        // build_info carries this build's commit (empty in a development build): checked apart
+        let build = PrometheusText.render([.buildInfo(role: "status")])
+        #expect(r.out.hasPrefix(build), "\(r.out)")
+        #expect(build.contains("beacon_tx_build_info{role=\"status\",version=\"\(BeaconTX.version)\",revision=\"") && !build.contains("device="))
+        expectSnapshot(String(r.out.dropFirst(build.count)), "metrics-status.prom")
+        #expect(PrometheusText.render([.buildInfo(role: "listener", BuildIdentity(version: "0.3.0", stamp: String(repeating: "ab", count: 20)))])
+                    .contains(#"beacon_tx_build_info{role="listener",version="0.3.0",revision="\#(String(repeating: "ab", count: 20))"} 1"#))
         let out = temporaryDirectory() + "/beacon-tx-status.prom"
         let f = tool(["status", "--metrics", out, "--device", "hci2"], service: svc)
         #expect(f.code == 0, "written: exit 0 although nothing is on air on hci2")
         #expect(f.out.isEmpty)
-        #expect(try String(contentsOfFile: out, encoding: .utf8) == """
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == build + """
             # HELP beacon_tx_status_running 1 when the beacon-tx process recorded in the device's state file is alive, 0 when it is gone (killed, crashed) or the state file is unreadable.
             # TYPE beacon_tx_status_running gauge
             beacon_tx_status_running{device="hci2"} 0
@@ -230,13 +272,15 @@ extension StatusCommandTests {
         let out = temporaryDirectory()
         let fm = FileManager.default
         try fm.createDirectory(atPath: state + "/hci1", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: state + "/hci3", withIntermediateDirectories: true)
         let kiosk = "beacon_tx_session_up{device=\"hci0\"} 1\n"
         let instance = "beacon_tx_session_up{device=\"hci1\"} 1\n"
-        try kiosk.write(toFile: state + "/beacon-tx.prom", atomically: true, encoding: .utf8)
-        try instance.write(toFile: state + "/hci1/beacon-tx-hci1.prom", atomically: true, encoding: .utf8)
-        try "secret\n".write(toFile: state + "/private.prom", atomically: true, encoding: .utf8)
-        try fm.setAttributes([.posixPermissions: 0o600], ofItemAtPath: state + "/private.prom")
-        try fm.createSymbolicLink(atPath: state + "/link.prom", withDestinationPath: "/etc/hostname")
+        try kiosk.write(toFile: state + "/hci0.prom", atomically: true, encoding: .utf8)
+        try instance.write(toFile: state + "/hci1/hci1.prom", atomically: true, encoding: .utf8)
+        try "secret\n".write(toFile: state + "/hci2.prom", atomically: true, encoding: .utf8)
+        try fm.setAttributes([.posixPermissions: 0o600], ofItemAtPath: state + "/hci2.prom")
+        try fm.createSymbolicLink(atPath: state + "/hci3/hci3.prom", withDestinationPath: "/etc/hostname")
+        try "x 1\n".write(toFile: state + "/other.prom", atomically: true, encoding: .utf8)
         try "{}".write(toFile: state + "/hci0.json.prom.tmp", atomically: true, encoding: .utf8)
         let foreign = "node_apt_upgrades_pending 0\n"
         try foreign.write(toFile: out + "/apt.prom", atomically: true, encoding: .utf8)
@@ -245,25 +289,26 @@ extension StatusCommandTests {
 
         let r = tool(["status", "--metrics", file], service: svc)
         #expect(r.code == 0, "\(r.err)")
-        #expect(try String(contentsOfFile: out + "/beacon-tx.prom", encoding: .utf8)
-                == "# beacon-tx status: published from \(state)/beacon-tx.prom\n" + kiosk)
+        #expect(try String(contentsOfFile: out + "/beacon-tx-hci0.prom", encoding: .utf8)
+                == "# beacon-tx status: published from \(state)/hci0.prom\n" + kiosk)
         #expect(try String(contentsOfFile: out + "/beacon-tx-hci1.prom", encoding: .utf8)
-                == "# beacon-tx status: published from \(state)/hci1/beacon-tx-hci1.prom\n" + instance)
-        #expect(!fm.fileExists(atPath: out + "/private.prom") && !fm.fileExists(atPath: out + "/link.prom"))
+                == "# beacon-tx status: published from \(state)/hci1/hci1.prom\n" + instance)
+        #expect(!fm.fileExists(atPath: out + "/beacon-tx-hci2.prom") && !fm.fileExists(atPath: out + "/beacon-tx-hci3.prom"))
+        #expect(!fm.fileExists(atPath: out + "/other.prom") && !fm.fileExists(atPath: out + "/beacon-tx-other.prom"), "only the sessions' files")
         #expect(r.err == """
-            beacon-tx: metrics file \(state)/link.prom not published: Too many levels of symbolic links
-            beacon-tx: metrics file \(state)/private.prom not published: not readable by everyone (mode 600)
+            beacon-tx: metrics file \(state)/hci2.prom not published: not readable by everyone (mode 600)
+            beacon-tx: metrics file \(state)/hci3/hci3.prom not published: Too many levels of symbolic links
 
             """)
         #expect(try String(contentsOfFile: out + "/beacon-tx-status.prom", encoding: .utf8).contains("beacon_tx_status_timestamp_seconds"))
-        let mode = try fm.attributesOfItem(atPath: out + "/beacon-tx.prom")[.posixPermissions] as? Int
+        let mode = try fm.attributesOfItem(atPath: out + "/beacon-tx-hci0.prom")[.posixPermissions] as? Int
         #expect(mode == 0o644)
 
-        // the kiosk stopped: systemd removed its runtime directory; its copy goes, other files stay
-        try fm.removeItem(atPath: state + "/beacon-tx.prom")
+        // the kiosk stopped: its file went (or systemd removed its runtime directory); its copy goes, other files stay
+        try fm.removeItem(atPath: state + "/hci0.prom")
         let again = tool(["status", "--metrics", file], service: svc)
-        #expect(again.code == 0, "\(again.err)")
-        #expect(!fm.fileExists(atPath: out + "/beacon-tx.prom"))
+        #expect(again.code == 0)
+        #expect(!fm.fileExists(atPath: out + "/beacon-tx-hci0.prom"))
         #expect(fm.fileExists(atPath: out + "/beacon-tx-hci1.prom"))
         #expect(try String(contentsOfFile: out + "/apt.prom", encoding: .utf8) == foreign)
         #expect(fm.fileExists(atPath: file))
@@ -296,9 +341,10 @@ extension StatusCommandTests {
     @Test func nothingIsPublishedIntoItsOwnDirectory() throws {
         let dir = temporaryDirectory()
         let kiosk = "beacon_tx_session_up{device=\"hci0\"} 1\n"
-        try kiosk.write(toFile: dir + "/beacon-tx.prom", atomically: true, encoding: .utf8)
+        try kiosk.write(toFile: dir + "/hci0.prom", atomically: true, encoding: .utf8)
         let r = tool(["status", "--metrics", dir + "/beacon-tx-status.prom"], service: service([:], stateDirectory: dir, alive: []))
         #expect(r.code == 0 && r.err.isEmpty, "\(r.err)")
-        #expect(try String(contentsOfFile: dir + "/beacon-tx.prom", encoding: .utf8) == kiosk)
+        #expect(try String(contentsOfFile: dir + "/hci0.prom", encoding: .utf8) == kiosk)
+        #expect(!FileManager.default.fileExists(atPath: dir + "/beacon-tx-hci0.prom"))
     }
 }

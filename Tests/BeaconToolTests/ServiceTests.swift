@@ -311,7 +311,7 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
         #expect(r.code == 0, "\(r.err)")
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
         #expect(waits == [-1], "no watchdog: no timer")
-        #expect(whileOnAir == ["hci0.json"])
+        #expect(whileOnAir.sorted() == ["hci0.json", "hci0.prom"], "the state file and the metrics file beside it")
         #expect(notifiedWhileOnAir == ["READY=1\nSTATUS=1 beacon on air on hci0 (extended set 2)"])
         #expect(listener.drain() == ["STOPPING=1\nSTATUS=stopping: advertising off on hci0"])
         #expect(StateStore.listing(dir).isEmpty, "removed on a clean stop")

@@ -99,7 +99,7 @@ enum ManPage {
         ("/usr/lib/systemd/system/beacon-tx.service", "the kiosk service: start --config /etc/beacon-tx/kiosk.json in the foreground (Type=notify), "
             + "as a dynamic user with only CAP_NET_RAW and CAP_NET_ADMIN; beacon-tx@.service is the same per adapter"),
         ("/usr/lib/systemd/system/beacon-tx-status.timer", "every 15 s, beacon-tx-status.service writes status --metrics for node_exporter's textfile collector"),
-        ("/run/beacon-tx/", "the state files status reads (one per device; the units' RuntimeDirectory), and the metrics files a unit cannot write where its config's metrics says, which status --metrics publishes beside its own file"),
+        ("/run/beacon-tx/", "the state files status reads (hciN.json, one per device; the units' RuntimeDirectory) and beside each the session's metrics file (hciN.prom), which status --metrics publishes beside its own file as beacon-tx-hciN.prom"),
     ]
 
     static let seeAlso: [(name: String, section: Int)] = [

@@ -46,7 +46,10 @@ enum ScanExpect {
         }
         var audit = BeaconAudit(expected: expected, window: expect.window, at: seconds())
         let report = Report(device: session.name, json: setup.json, metrics: expect.metrics, ctx: ctx)
-        report.write(audit, running: true)
+        // Reports heard per expected beacon since the start (the counters of the metrics file).
+        var heardTotals: [BeaconIdentity: Int] = [:]
+        var countedSinceWrite = false
+        report.write(audit, running: true, totals: heardTotals)
         let plan = try ScanCommand.startScanning(session, setup, ctx)
         ctx.note("listening on \(session.name) for \(audit.expected.count) expected beacon(s) from \(expect.configs.count) config(s), window \(JSON.format(expect.window)) s"
                  + (setup.duration.map { "; audit of \(JSON.format($0)) s" } ?? "; until Ctrl-C / SIGTERM"))
@@ -54,13 +57,15 @@ enum ScanExpect {
         let end = setup.duration.map { ctx.monotonicMilliseconds() + Int64($0 * 1000) }
         var signal = session.runner.pendingSignal
         func apply(_ changes: [AuditChange]) {
-            guard !changes.isEmpty else { return }
-            if !oneShot { report.show(changes, audit) }
-            report.write(audit, running: true)
+            if !changes.isEmpty, !oneShot { report.show(changes, audit) }
+            // the counters are written with each change, and while they count at most every `refresh` s
+            guard !changes.isEmpty || (countedSinceWrite && report.due) else { return }
+            countedSinceWrite = false
+            report.write(audit, running: true, totals: heardTotals)
         }
         func feed(_ event: HCIEvent) throws(CLIError) {
             if let failure = ControllerFailure(event, deviceID: session.info.id) {
-                report.write(audit, running: false)
+                report.write(audit, running: false, totals: heardTotals)
                 throw CLIError(failure, device: session.name, while: "scanning")
             }
             guard let batch = AdvertisingReports.decodePartial(event: event) else { return }
@@ -68,7 +73,12 @@ enum ScanExpect {
             let now = seconds()
             var changes: [AuditChange] = []
             for r in batch.reports {
-                if let o = BeaconObservation(report: r, timestamp: now) { changes += audit.observe(o) }
+                guard let o = BeaconObservation(report: r, timestamp: now) else { continue }
+                changes += audit.observe(o)
+                if audit.expected.contains(where: { $0.identity == o.identity }) {
+                    heardTotals[o.identity, default: 0] += 1
+                    countedSinceWrite = true
+                }
             }
             apply(changes)
         }
@@ -83,7 +93,7 @@ enum ScanExpect {
             }
             let received: HCIReceive
             do { received = try session.channel.receive(timeoutMilliseconds: Int(clamping: wait)) } catch {
-                report.write(audit, running: false)
+                report.write(audit, running: false, totals: heardTotals)
                 throw CLIError(error)
             }
             switch received {
@@ -100,7 +110,7 @@ enum ScanExpect {
             for step in plan.stop { try session.runner.run(step) }
         } catch { throw CLIError(error) }
         apply(audit.tick(at: seconds()))
-        report.write(audit, running: false)
+        report.write(audit, running: false, totals: heardTotals)
         if ctx.stdoutError() != nil { return .success }
         report.summary(audit)
         if let signal { ctx.note("signal \(signal): listening stopped on \(session.name)") }
@@ -118,8 +128,19 @@ enum ScanExpect {
         let metrics: FilePath?
         let ctx: ToolContext
         let warned = Flag()
+        /// When the file was last written (monotonic ms).
+        let lastWrite = Stamp()
+        /// The counters alone are rewritten at most this often (ms): a scrape interval.
+        static let refreshMilliseconds: Int64 = 15_000
 
         final class Flag { var value = false }
+        final class Stamp { var milliseconds: Int64? }
+
+        /// Whether counting alone justifies a write now.
+        var due: Bool {
+            guard let last = lastWrite.milliseconds else { return true }
+            return ctx.monotonicMilliseconds() - last >= Self.refreshMilliseconds
+        }
 
         /// `hall (E2C5…:1:2)`, or the identity alone.
         static func name(_ e: ExpectedBeacon) -> String {
@@ -203,9 +224,10 @@ enum ScanExpect {
         }
 
         /// The listener's textfile: written at start, on each change and at the end (`running` false).
-        func write(_ audit: BeaconAudit, running: Bool) {
+        func write(_ audit: BeaconAudit, running: Bool, totals: [BeaconIdentity: Int]) {
             guard let metrics else { return }
-            let text = Self.text(audit, device: device, at: now, running: running, wall: wall)
+            lastWrite.milliseconds = ctx.monotonicMilliseconds()
+            let text = Self.text(audit, device: device, at: now, running: running, totals: totals, wall: wall)
             do { try AtomicFile.write(Array(text.utf8), to: metrics, what: "metrics file") } catch {
                 guard !warned.value else { return }
                 warned.value = true
@@ -213,7 +235,8 @@ enum ScanExpect {
             }
         }
 
-        static func text(_ audit: BeaconAudit, device: String, at now: Double, running: Bool, wall: (Double) -> Double) -> String {
+        static func text(_ audit: BeaconAudit, device: String, at now: Double, running: Bool, totals: [BeaconIdentity: Int],
+                         wall: (Double) -> Double) -> String {
             let expected = audit.expectedEntries(at: now), unexpected = audit.unexpectedEntries(at: now)
             func labels(_ e: AuditEntry) -> [(String, String)] {
                 [("device", device), ("identifier", e.identifier ?? ""), ("uuid", e.identity.uuid.description),
@@ -221,7 +244,7 @@ enum ScanExpect {
             }
             let d = [("device", device)]
             return PrometheusText.render([
-                .buildInfo(device: device, role: "listener"),
+                .buildInfo(role: "listener"),
                 .init("beacon_tx_listener_up", .gauge, "1 while beacon-tx scan --expect listens on this device, 0 once it stopped.",
                       [.init(d, running ? 1 : 0)]),
                 .init("beacon_tx_listener_window_seconds", .gauge, "The window within which a beacon counts as heard (--window).",
@@ -234,8 +257,9 @@ enum ScanExpect {
                 .init("beacon_tx_expected_beacon_rssi_dbm", .gauge,
                       "Median RSSI of the beacon's reports within the window (absent: none carried one), as of the last change written.",
                       expected.compactMap { e in e.medianRSSI.map { .init(labels(e), $0) } }),
-                .init("beacon_tx_expected_beacon_reports_per_second", .gauge, "Reports per second within the window, as of the last change written.",
-                      expected.map { .init(labels($0), ScanCommand.rounded($0.reportsPerSecond, 2)) }),
+                .init("beacon_tx_expected_beacon_reports_total", .counter,
+                      "Advertising reports of this expected beacon heard by this listener since it started (rewritten with each change and at most every 15 s while it counts): rate() is its reports per second.",
+                      expected.map { .init(labels($0), Double(totals[$0.identity] ?? 0)) }),
                 .init("beacon_tx_unexpected_beacon_heard", .gauge,
                       "A beacon with one of the fleet's UUIDs that no --expect config lists (misconfigured or rogue), heard within the window.",
                       unexpected.map { .init(labels($0).filter { $0.0 != "identifier" }, 1) }),

@@ -156,6 +156,7 @@ final class SessionLoop {
             case .timedOut:
                 if let until = unpluggedUntil, ctx.monotonicMilliseconds() >= until { throw unpluggedTooLong() }
                 adapter.timerExpired()
+                if let metrics { adapter.updateMetrics(metrics, settings) }   // a rotation's turn (written only when the file changes)
             }
         }
         if adapter.machine.finished { return try stop("schedule done") }

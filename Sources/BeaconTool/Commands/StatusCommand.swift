@@ -157,6 +157,7 @@ enum StatusCommand: Subcommand {
         let withState = rows.filter { $0.path != nil }
         func d(_ r: Row) -> [(String, String)] { [("device", r.device)] }
         return PrometheusText.render([
+            .buildInfo(role: "status"),
             .init("beacon_tx_status_running", .gauge,
                   "1 when the beacon-tx process recorded in the device's state file is alive, 0 when it is gone (killed, crashed) or the state file is unreadable.",
                   withState.map { .init(d($0), $0.running ? 1 : 0) }),

@@ -387,7 +387,7 @@ extension Setting {
 
     static let metrics = Setting(
         key: "metrics", flag: "--metrics", placeholder: "FILE",
-        help: "keep a Prometheus textfile of what is on air (node_exporter's textfile collector, e.g. /var/lib/prometheus/node-exporter/beacon-tx.prom), rewritten atomically on each change, never periodically",
+        help: "keep the Prometheus textfile of what is on air in FILE (rewritten atomically on each change, never periodically) instead of hciN.prom beside the state file, which beacon-tx-status.timer publishes; the packaged units need none",
         kind: .path, nullMeans: "no metrics file",
         apply: { s, v in if case let .path(p) = v { s.metrics = p } else { s.metrics = nil } },
         read: { s in s.metrics.map { .string(String(decoding: $0.bytes, as: UTF8.self)) } ?? .null })

@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
+#if canImport(Glibc)
+import Glibc
+#endif
 import BeaconKit
 
 /// Why the session re-armed, as the `reason` label of `beacon_tx_rearms_total`: a small fixed set
@@ -41,11 +44,14 @@ enum RearmReason: String, CaseIterable {
 }
 
 extension PrometheusFamily {
-    /// The same family in every file beacon-tx writes (node_exporter merges the files: one HELP, one
-    /// label set), one series per writer: `role` kiosk or listener, on `device`.
-    static func buildInfo(device: String, role: String, version: String = BeaconTX.version) -> PrometheusFamily {
-        .init("beacon_tx_build_info", .gauge, "beacon-tx build, per program writing a textfile (role kiosk or listener, on device); the value is always 1.",
-              [.init([("device", device), ("role", role), ("version", version)], 1)])
+    /// One series per program writing a textfile on a host: `role` status (`beacon-tx status
+    /// --metrics`, the installed binary, beside the sessions it publishes) or listener; the version
+    /// and the commit it was built from (`revision`, empty for a development build). No device: a
+    /// build is not per device.
+    static func buildInfo(role: String, _ build: BuildIdentity = .current) -> PrometheusFamily {
+        .init("beacon_tx_build_info", .gauge,
+              "beacon-tx build (version, revision: the commit, empty for a development build) of the program writing a textfile (role status or listener); the value is always 1.",
+              [.init([("role", role), ("version", build.version), ("revision", build.commit.map { $0 + (build.modified ? "+modified" : "") } ?? "")], 1)])
     }
 }
 
@@ -53,10 +59,14 @@ extension PrometheusFamily {
 /// of its beacons, for node_exporter's textfile collector. Pure data; `text` is the whole file.
 struct KioskMetrics: Equatable {
     var device: String
-    var version = BeaconTX.version
     /// The session runs (on air or waiting to re-arm); false after a clean stop or a failure.
     var running = true
+    /// Every beacon on air as the plan wants it (the on-air phase; in a rotation: the rotation runs).
     var onAir = false
+    /// Per beacon, in `beacons` order (`BeaconOnAir`); missing entries are off air.
+    var beaconOnAir: [Bool] = []
+    /// In a planned off phase of `--cycle`.
+    var scheduledOff = false
     var family: AdvertisingFamily?
     var sets: [UInt8] = []
     var rotation = false
@@ -74,29 +84,31 @@ struct KioskMetrics: Equatable {
     /// The part whose change is a "change" (counters and times follow it).
     var onAirShape: [String] {
         ["\(running)", "\(onAir)", family?.rawValue ?? "", sets.map(String.init).joined(separator: ","), "\(rotation)"]
-            + beacons.map { "\($0.identifier ?? "")|\($0.uuid)|\($0.major)|\($0.minor)" }
+            + beacons.map { "\($0.identifier ?? "")|\($0.uuid)|\($0.major)|\($0.minor)" } + beaconOnAir.map { "\($0)" }
     }
 
     var families: [PrometheusFamily] {
         let d = [("device", device)]
         let layout = family == nil ? "none" : (family == .legacy || rotation ? (rotation ? "rotation" : "single") : "sets")
         return [
-            .buildInfo(device: device, role: "kiosk", version: version),
             .init("beacon_tx_session_up", .gauge,
                   "1 while the beacon-tx session runs on this device (on air or waiting to re-arm), 0 after it stopped or failed. A killed process cannot write 0: see beacon_tx_status_running.",
                   [.init(d, running ? 1 : 0)]),
-            .init("beacon_tx_session_on_air", .gauge, "1 when every configured beacon is on air, by the session's own account.",
+            .init("beacon_tx_session_on_air", .gauge, "1 when every configured beacon is on air as planned (in a rotation: the rotation runs), by the session's own account.",
                   [.init(d, running && onAir ? 1 : 0)]),
+            .init("beacon_tx_scheduled_off", .gauge, "1 during a planned off phase of --cycle (nothing is on air by plan), else 0.",
+                  [.init(d, running && scheduledOff ? 1 : 0)]),
             .init("beacon_tx_session_info", .gauge,
                   "The session's advertising family (extended, legacy, none before the first start) and layout (sets: one extended set per beacon; rotation: beacons take turns on one instance; single: one legacy beacon); the value is always 1.",
                   [.init(d + [("family", family?.rawValue ?? "none"), ("layout", layout)], 1)]),
             .init("beacon_tx_advertising_sets", .gauge, "Extended advertising sets (handles) the session uses; 0 for legacy advertising.",
                   [.init(d, Double(sets.count))]),
             .init("beacon_tx_beacon_on_air", .gauge,
-                  "1 when this beacon is on air, by the session's own account (in a rotation: its turn comes every cycle).",
-                  beacons.map { b in
-                      .init(d + [("identifier", b.identifier ?? ""), ("uuid", b.uuid.description), ("major", String(b.major)), ("minor", String(b.minor))],
-                            running && onAir ? 1 : 0)
+                  "1 when this beacon is on air now, by the session's own account: in a rotation only the beacon whose turn it is; 0 while its set is taken by another program or failed.",
+                  beacons.indices.map { i in
+                      let b = beacons[i]
+                      return .init(d + [("identifier", b.identifier ?? ""), ("uuid", b.uuid.description), ("major", String(b.major)), ("minor", String(b.minor))],
+                                   running && beaconOnAir.indices.contains(i) && beaconOnAir[i] ? 1 : 0)
                   }),
             .init("beacon_tx_rearms_total", .counter, "Re-arms: the session put its beacons back on air after another program or the kernel took them off, by reason.",
                   RearmReason.allCases.map { .init(d + [("reason", $0.rawValue)], Double(rearms[$0] ?? 0)) }),
@@ -118,64 +130,81 @@ struct KioskMetrics: Equatable {
     var text: String { PrometheusText.render(families) }
 }
 
-/// Keeps `start --metrics FILE` up to date: the session loop calls `update` on every state change
-/// and after a reload, `ended` when the session ends; the file is rewritten (atomically) only when
-/// its content changes, so an idle kiosk writes nothing and sets no timer.
+/// Keeps the session's metrics file up to date: the session loop calls `update` on every state
+/// change (and on a rotation's turn) and after a reload, `ended` when the session ends; the file is
+/// rewritten (atomically) only when its content changes, so an idle kiosk writes nothing and sets
+/// no timer.
 ///
-/// A FILE that cannot be written (the packaged units run as a transient user, and Debian's
-/// `/var/lib/prometheus/node-exporter` is root's) is kept instead under the same name in the
-/// session's state directory (`/run/beacon-tx/beacon-tx.prom`, beside `hciN.json`), from the
-/// first failure on: `beacon-tx status --metrics` (root, `beacon-tx-status.timer`) publishes such
-/// files into its own file's directory (`StatusCommand.publish`). One warning says so; without a
-/// state directory the warning says the fleet will not see the session, and the session goes on.
+/// Where the file goes:
+/// - with `metrics` (`--metrics FILE`): FILE;
+/// - without, and when FILE cannot be written (the packaged units run as a transient user, and
+///   Debian's `/var/lib/prometheus/node-exporter` is root's): `hciN.prom` in the session's state
+///   directory, beside `hciN.json` (`StateStore.metricsPath`). `beacon-tx status --metrics` (root,
+///   `beacon-tx-status.timer`) publishes it into its own file's directory (`MetricsPublisher`).
+///   That is the packaged default, so it costs no warning: an unwritable FILE is one note; only
+///   without a state directory either does a warning say the fleet will not see the session.
+/// A session that stops cleanly removes its state-directory file (as it does its state file), so a
+/// stopped kiosk has no series; FILE keeps the final state.
 final class KioskMetricsFile {
-    /// Where the file goes now: FILE, or its copy in the state directory after FILE failed.
+    /// Where the file goes now: FILE, or the state directory's file.
     private(set) var path: FilePath
-    let requested: FilePath
+    let requested: FilePath?
     let ctx: ToolContext
     private(set) var metrics: KioskMetrics
     private var seenRearms = 0
     private var written: String?
     private var warned = false
 
-    init(path: FilePath, device: String, _ ctx: ToolContext) {
-        self.path = path
+    init?(path: FilePath?, device: String, _ ctx: ToolContext) {
         requested = path
         self.ctx = ctx
         let now = ctx.wallClockSeconds()
         metrics = KioskMetrics(device: device, started: now, lastChange: now)
+        guard let target = path ?? Self.spoolPath(device, ctx) else { return nil }
+        self.path = target
     }
 
-    /// Nil without a path.
+    /// FILE; without one, the state directory's file; nil when there is neither.
     static func make(_ path: FilePath?, device: String, _ ctx: ToolContext) -> KioskMetricsFile? {
-        path.map { KioskMetricsFile(path: $0, device: device, ctx) }
+        KioskMetricsFile(path: path, device: device, ctx)
     }
 
     /// The session as it is now, with the settings on air.
     func update(_ kiosk: AdvertisingSession, _ s: Settings) {
         let plan = kiosk.plan
+        let rotation = (plan?.layout.isRotation ?? false) && s.beacons.count > 1
+        let placement: BeaconOnAir.Placement
+        switch plan?.layout {
+        case let .sets(handles)?: placement = .sets(handles)
+        case .rotation?: placement = .rotation(turn: kiosk.rotationIndex)
+        case nil: placement = .sets([])
+        }
         update(kiosk.machine, family: plan?.family, sets: plan.map { $0.family == .extended ? $0.handles : [] } ?? [],
-               rotation: (plan?.layout.isRotation ?? false) && s.beacons.count > 1, beacons: s.beacons)
+               rotation: rotation, beacons: s.beacons, placement: placement)
     }
 
     /// The sharing mode's session: our kernel instances (on an extended controller the kernel gives
     /// each the advertising set of its number), rotated by the kernel on a legacy one.
     func update(_ shared: SharedAdvertisingSession, family: AdvertisingFamily, _ s: Settings) {
+        let rotation = family == .legacy && s.beacons.count > 1
         update(shared.machine, family: family, sets: family == .extended ? shared.plan.instances : [],
-               rotation: family == .legacy && s.beacons.count > 1, beacons: s.beacons)
+               rotation: rotation, beacons: s.beacons, placement: rotation ? .kernelRotation : .sets(shared.plan.instances))
     }
 
     /// Either mode, by its machine's account: running until stopped, on air in the on-air phase.
-    private func update(_ machine: SessionMachine, family: AdvertisingFamily?, sets: [UInt8], rotation: Bool, beacons: [BeaconEntry]) {
+    private func update(_ machine: SessionMachine, family: AdvertisingFamily?, sets: [UInt8], rotation: Bool, beacons: [BeaconEntry],
+                        placement: BeaconOnAir.Placement) {
         var next = metrics
         next.running = machine.phase != .stopped
         next.onAir = machine.phase == .onAir
+        if case .offPhase = machine.phase { next.scheduledOff = true } else { next.scheduledOff = false }
         if let family {
             next.family = family
             next.sets = sets
             next.rotation = rotation
         }
         next.beacons = beacons
+        next.beaconOnAir = BeaconOnAir.states(machine.phase, placement, beacons: beacons.count)
         let count = machine.rearmCount
         if count > seenRearms, let last = machine.lastRearm {
             next.rearms[RearmReason(last.cause), default: 0] += count - seenRearms
@@ -194,11 +223,21 @@ final class KioskMetricsFile {
         save(next)
     }
 
-    /// The session ends with an error (the process exits; nothing is on air any more).
+    /// The session ends (the process exits; nothing is on air any more). After a clean stop (the
+    /// machine stopped) the state directory's file goes, like the state file; after a failure it
+    /// stays, saying the session is down.
     func ended() {
+        let clean = !metrics.running
         var next = metrics
         next.running = false
         next.onAir = false
+        next.scheduledOff = false
+        if clean, path != requested {
+            unlink(path.display)
+            written = nil
+            metrics = next
+            return
+        }
         save(next)
     }
 
@@ -212,11 +251,11 @@ final class KioskMetricsFile {
             try AtomicFile.write(Array(text.utf8), to: path, what: "metrics file")
             written = text
         } catch {
-            if path == requested, let spool = spoolPath(), spool != requested,
+            if path == requested, let spool = Self.spoolPath(metrics.device, ctx), spool != requested,
                (try? AtomicFile.write(Array(text.utf8), to: spool, what: "metrics file")) != nil {
                 path = spool
                 written = text
-                ctx.warn(error.message + " (--metrics); kept as \(spool.display) instead, which beacon-tx-status.timer (beacon-tx status --metrics) publishes")
+                ctx.note(error.message + " (--metrics); kept as \(spool.display) instead, which beacon-tx-status.timer (beacon-tx status --metrics) publishes")
                 return
             }
             guard !warned else { return }
@@ -225,11 +264,8 @@ final class KioskMetricsFile {
         }
     }
 
-    /// FILE's name in the session's state directory; nil when there is none.
-    private func spoolPath() -> FilePath? {
-        guard let dir = ctx.service.stateStore.writableDirectory() else { return nil }
-        let name = requested.bytes.split(separator: 0x2F, omittingEmptySubsequences: false).last.map(Array.init) ?? []
-        guard !name.isEmpty else { return nil }
-        return FilePath(Array(dir.utf8) + [0x2F] + name)
+    /// `hciN.prom` in the session's state directory; nil when there is none.
+    static func spoolPath(_ device: String, _ ctx: ToolContext) -> FilePath? {
+        ctx.service.stateStore.writableDirectory().map { FilePath(StateStore.metricsPath(device: device, in: $0)) }
     }
 }

@@ -4,12 +4,13 @@ import Glibc
 #endif
 import SystemCalls
 
-/// `beacon-tx status --metrics FILE` also publishes the kiosks' metrics files that could not be
-/// written where their `metrics` said (see `KioskMetricsFile`): every `NAME.prom` in the state
-/// directories (and their `hciN/` directories) is copied, atomically and only when it changed, to
-/// `NAME.prom` beside FILE, after one marker line. A published copy whose file has gone (the unit
-/// stopped: systemd removed its runtime directory) is removed, so a stopped kiosk has no series,
-/// like its status. Files without the marker are never touched.
+/// `beacon-tx status --metrics FILE` also publishes the sessions' metrics files, which every
+/// session keeps beside its state file (`hciN.prom` in its state directory: the packaged units run
+/// as a transient user that cannot write node_exporter's directory, see `KioskMetricsFile`): each
+/// is copied, atomically and only when it changed, to `beacon-tx-hciN.prom` beside FILE, after one
+/// marker line. A published copy whose file has gone (the session stopped cleanly, or systemd
+/// removed its runtime directory) is removed, so a stopped kiosk has no series, like its status.
+/// Files without the marker are never touched.
 ///
 /// The state directories belong to less privileged sessions and the publisher runs as root, so a
 /// file is published only when it is a regular file that is not a symbolic link (`O_NOFOLLOW`),
@@ -19,20 +20,18 @@ enum MetricsPublisher {
     static let marker = "# beacon-tx status: published from "
     static let maximumSize = 1 << 20
 
+    /// The published name of `device`'s file.
+    static func publishedName(device: String) -> String { "beacon-tx-" + StateStore.metricsFileName(device: device) }
+
     /// Publishes into the directory of `statusFile`; returns one warning per file it could not handle.
     static func publish(from store: StateStore, besides statusFile: FilePath) -> [String] {
         let (dir, own) = split(statusFile)
         var warnings: [String] = []
-        var sources: [(name: String, path: String)] = []
         var names = Set<String>()
-        for base in store.candidates where !sameDirectory(base, dir) {
-            var found = StateStore.listing(base).sorted().filter { $0.hasSuffix(".prom") }.map { (name: $0, path: base + "/" + $0) }
-            for sub in StateStore.listing(base).sorted() where StateStore.deviceNumber(sub) != nil && !sameDirectory(base + "/" + sub, dir) {
-                found += StateStore.listing(base + "/" + sub).sorted().filter { $0.hasSuffix(".prom") }.map { (name: $0, path: base + "/" + sub + "/" + $0) }
-            }
-            for f in found where f.name != own && names.insert(f.name).inserted { sources.append(f) }
-        }
-        for source in sources {
+        for source in store.metricsFiles() where !sameDirectory(split(FilePath(source.path)).directory, dir) {
+            let name = publishedName(device: source.device)
+            guard name != own else { continue }
+            names.insert(name)
             let bytes: [UInt8]
             switch readPublic(source.path) {
             case let .success(b): bytes = b
@@ -40,7 +39,7 @@ enum MetricsPublisher {
             }
             guard !bytes.starts(with: Array(marker.utf8)) else { continue }
             let copy = Array((marker + source.path + "\n").utf8) + bytes
-            let target = dir + "/" + source.name
+            let target = dir + "/" + name
             if case let .success(current) = readPublic(target), current == copy { continue }
             do { try AtomicFile.write(copy, to: FilePath(target), what: "metrics file") } catch { warnings.append(error.message) }
         }

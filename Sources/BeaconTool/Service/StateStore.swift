@@ -37,6 +37,30 @@ struct StateStore {
 
     static func fileName(device: String) -> String { device + ".json" }
 
+    /// The session's metrics file beside its state file: `<directory>/hciN.prom` (see
+    /// `KioskMetricsFile`), published by `beacon-tx status --metrics` (`MetricsPublisher`).
+    static func metricsFileName(device: String) -> String { device + ".prom" }
+
+    static func metricsPath(device: String, in directory: String) -> String { directory + "/" + metricsFileName(device: device) }
+
+    /// Every session's metrics file in the candidates (each directory and its `hciN/` directories),
+    /// by device, the first found winning, sorted by device number.
+    func metricsFiles() -> [(device: String, path: String)] {
+        var found: [String: String] = [:]
+        for dir in candidates {
+            var places = [dir]
+            for sub in Self.listing(dir).sorted() where Self.deviceNumber(sub) != nil { places.append(dir + "/" + sub) }
+            for place in places {
+                for name in Self.listing(place).sorted() where name.hasSuffix(".prom") {
+                    let device = String(name.dropLast(5))
+                    guard Self.deviceNumber(device) != nil, found[device] == nil else { continue }
+                    found[device] = place + "/" + name
+                }
+            }
+        }
+        return found.map { (device: $0.key, path: $0.value) }.sorted { (Self.deviceNumber($0.device) ?? 0) < (Self.deviceNumber($1.device) ?? 0) }
+    }
+
     /// The first candidate that exists as a writable directory or can be created; nil when none.
     func writableDirectory() -> String? {
         for dir in candidates {

@@ -1,14 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
 # boot: main
 # e2e-timeout: 420
-# Issue 22 under the package: `apt-get install ./beacon-tx_*.deb` beside Debian's
+# Issues 22 and 31 under the package: `apt-get install ./beacon-tx_*.deb` beside Debian's
 # prometheus-node-exporter (its own unit, its default textfile directory
-# /var/lib/prometheus/node-exporter, root:root 0755; only ARGS set: loopback, textfile collector
-# alone), `"metrics"` set in /etc/beacon-tx/kiosk.json (3 beacons) and nothing else: the kiosk unit
-# (a DynamicUser) keeps its file in /run/beacon-tx, beacon-tx-status.timer (started by the kiosk
-# unit, the real timer) publishes it, and /metrics on 127.0.0.1:9100 shows the kiosk's on-air
-# series, the status and a listener's (scan --expect on hci1, one expected beacon nobody
-# advertises). Then kill -9 of the kiosk: with the packaged unit (systemd restarts it 3 s later)
+# /var/lib/prometheus/node-exporter; only ARGS set: loopback, textfile collector alone), and the
+# package's defaults: no "metrics" in /etc/beacon-tx/kiosk.json (3 beacons), no drop-in. The kiosk
+# unit and the template instance beacon-tx@hci1 (DynamicUsers) keep their files beside their state
+# files, beacon-tx-status.timer (started by the kiosk unit, the real timer) publishes them, and
+# /metrics on 127.0.0.1:9100 shows both units' per-beacon series within one timer period, with
+# no warning in either unit's journal. Then, with hci1 given to a listener (scan --expect, one
+# expected beacon nobody advertises), its series and the status. Then kill -9 of the kiosk: with the packaged unit (systemd restarts it 3 s later)
 # and with its restart held back (a drop-in RestartSec=120): the time until the scrape says
 # beacon_tx_status_running 0 (the unit's ExecStopPost runs the status service before systemd
 # removes the runtime directory), and that it stays 0 after the timer's next runs. Then
@@ -26,6 +27,8 @@ cleanup() {
   systemctl stop prometheus-node-exporter.service 2> /dev/null || true
   if [ -e "$DROPIN" ]; then rm -f "$DROPIN"; systemctl daemon-reload; fi
   config_restore "$KIOSK"
+  systemctl stop beacon-tx@hci1.service 2> /dev/null || true
+  rm -f /etc/beacon-tx/hci1.json
   systemctl restart beacon-tx.service 2> /dev/null || true
   _e2e_exit
 }
@@ -40,10 +43,17 @@ echo 'ARGS="--web.listen-address=127.0.0.1:9100 --collector.disable-defaults --c
 systemctl start prometheus-node-exporter.service || fail "prometheus-node-exporter: $(systemctl status --no-pager -n 5 prometheus-node-exporter 2>&1 | tail -n 5)"
 
 beacon() { echo "{\"identifier\": \"$1\", \"uuid\": \"$UUID\", \"major\": 1, \"minor\": $2}"; }
-config_set "$KIOSK" "metrics=\"$TEXTFILE/beacon-tx.prom\"" "beacons=[$(beacon entrance 1), $(beacon hall 2), $(beacon shop 3)]"
+config_set "$KIOSK" "beacons=[$(beacon entrance 1), $(beacon hall 2), $(beacon shop 3)]"
+grep -q '"metrics"' "$KIOSK" && fail "$KIOSK sets metrics: this scenario is about the defaults"
 echo "{\"beacons\": [$(beacon cellar 9)]}" > /tmp/cellar.json
+echo "{\"device\": \"hci1\", \"beacons\": [$(beacon annex 21)]}" > /etc/beacon-tx/hci1.json
 hci_up hci0
+hci_up hci1
+journal_mark
 systemctl restart beacon-tx.service || fail "systemctl restart beacon-tx: $(systemctl status --no-pager -n 8 beacon-tx 2>&1 | tail -n 8)"
+t_kiosk=$(now_us)    # Type=notify: the unit is active once its beacons are on air
+systemctl start beacon-tx@hci1.service || fail "systemctl start beacon-tx@hci1: $(systemctl status --no-pager -n 8 beacon-tx@hci1 2>&1 | tail -n 8)"
+t_instance=$(now_us)
 expect_prop beacon-tx-status.timer ActiveState active
 
 # scrape: our series of /metrics into scrape.txt; value SERIES: its value there (labels sorted
@@ -68,6 +78,34 @@ is() { scrape && [ "$(value "$1")" = "$2" ]; }
 expect_series() { wait_until "${3:-40}" is "$1" "$2" || fail "$1 is $(value "$1"), expected $2"; }
 b() { echo "{device=\"$1\",identifier=\"$2\",major=\"1\",minor=\"$3\",uuid=\"$UUID\"}"; }
 
+step "the package's defaults: both units' per-beacon series, published by the timer"
+# one scrape per look, every series of a unit in it; each unit timed from its own start
+seen_kiosk= seen_instance=
+look() {
+  scrape || return 1
+  [ -n "$seen_kiosk" ] || { [ "$(value "beacon_tx_beacon_on_air$(b hci0 entrance 1)")" = 1 ] && [ "$(value "beacon_tx_beacon_on_air$(b hci0 hall 2)")" = 1 ] &&
+    [ "$(value "beacon_tx_beacon_on_air$(b hci0 shop 3)")" = 1 ] && seen_kiosk=$(now_us); }
+  [ -n "$seen_instance" ] || { [ "$(value "beacon_tx_beacon_on_air$(b hci1 annex 21)")" = 1 ] && seen_instance=$(now_us); }
+  [ -n "$seen_kiosk" ] && [ -n "$seen_instance" ]
+}
+wait_until 40 look || fail "per-beacon series missing from /metrics: $(grep beacon_on_air "$E2E_OUT/scrape.txt" | tr '\n' ' ')"
+k=$(( seen_kiosk - t_kiosk )) i=$(( seen_instance - t_instance ))
+note "fleet-metrics: package defaults: unit active (on air) to its per-beacon series in /metrics: beacon-tx $(_secs $k) s, beacon-tx@hci1 $(_secs $i) s (timer period 15 s; one status run under TCG takes 1-3 s)"
+# one period, plus the status run's own time and the scrapes under TCG (the kill bound below is the same)
+[ $k -le 25000000 ] && [ $i -le 25000000 ] || fail "the series took $(_secs $k) s / $(_secs $i) s, more than one timer period (15 s) plus 10 s"
+expect_series 'beacon_tx_session_info{device="hci1",family="extended",layout="sets"}' 1
+expect_series 'beacon_tx_status_running{device="hci1"}' 1
+[ "$(value node_textfile_scrape_error)" = 0 ] || fail "node_textfile_scrape_error $(value node_textfile_scrape_error)"
+grep '^beacon_tx_build_info' "$E2E_OUT/scrape.txt" || fail "no beacon_tx_build_info in /metrics"
+grep -q '^beacon_tx_build_info{[^}]*device=' "$E2E_OUT/scrape.txt" && fail "beacon_tx_build_info has a device label"
+ls -l "$TEXTFILE" /run/beacon-tx /run/beacon-tx/hci1
+warnings=$(journal_since -p warning -u beacon-tx.service -u beacon-tx@hci1.service -u beacon-tx-status.service)
+[ -z "$warnings" ] || fail "warnings in the journal with the package's defaults: $warnings"
+echo "journal (beacon-tx, beacon-tx@hci1, beacon-tx-status), priority warning and above: nothing"
+systemctl stop beacon-tx@hci1.service
+expect_series "beacon_tx_beacon_on_air$(b hci1 annex 21)" absent
+rm -f /etc/beacon-tx/hci1.json
+
 step "a listener on hci1"
 rx_start hci1      # the bed's re-enabler (btvirt), beside the listener
 /usr/bin/beacon-tx scan --device hci1 --expect "$KIOSK" --expect /tmp/cellar.json --window 10 \
@@ -91,7 +129,7 @@ expect_series 'beacon_tx_status_running{device="hci0"}' 1
 [ "$(value node_textfile_scrape_error)" = 0 ] || fail "node_textfile_scrape_error $(value node_textfile_scrape_error)"
 ls -l "$TEXTFILE" /run/beacon-tx
 journalctl -u beacon-tx.service --no-pager -q -n 20 | grep -i metrics || true
-head -n 1 "$TEXTFILE/beacon-tx.prom"
+head -n 1 "$TEXTFILE/beacon-tx-hci0.prom"
 cp "$E2E_OUT/scrape.txt" "$E2E_OUT/scrape-on-air.txt"
 grep -E '_on_air|_heard|session_up|session_info|status_running|listener_up' "$E2E_OUT/scrape.txt"
 
@@ -139,7 +177,7 @@ t0=$(now_us)
 expect_series "beacon_tx_beacon_on_air$(b hci0 hall 2)" absent
 expect_series 'beacon_tx_status_running{device="hci0"}' absent
 note "fleet-metrics: systemctl stop to no kiosk series in /metrics: $(_secs $(( $(now_us) - t0 ))) s"
-[ -z "$(ls "$TEXTFILE"/beacon-tx.prom 2> /dev/null)" ] || fail "$TEXTFILE/beacon-tx.prom is still there"
+[ -z "$(ls "$TEXTFILE"/beacon-tx-hci0.prom 2> /dev/null)" ] || fail "$TEXTFILE/beacon-tx-hci0.prom is still there"
 # the listener's ears: silence is missing after its window (10 s)
 expect_series "beacon_tx_expected_beacon_heard$(b hci1 hall 2)" 0
 grep -E '_heard|status_|listener_up' "$E2E_OUT/scrape.txt"
