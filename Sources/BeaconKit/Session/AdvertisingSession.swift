@@ -484,15 +484,11 @@ public final class AdvertisingSession {
         return Disruption(command, plan)
     }
 
+    /// An advertising command other than HCI Reset (the command table's advertising column): while
+    /// yielding, each one of the other owner's pushes the quiet period back.
     static func isAdvertisingCommand(_ command: HCICommand) -> Bool {
-        switch command.opcode {
-        case .leSetRandomAddress, .leSetAdvertisingParameters, .leSetAdvertisingData, .leSetScanResponseData, .leSetAdvertisingEnable,
-             .leSetExtendedAdvertisingParameters, .leSetExtendedAdvertisingData, .leSetExtendedScanResponseData,
-             .leSetExtendedAdvertisingEnable, .leSetAdvertisingSetRandomAddress, .leRemoveAdvertisingSet, .leClearAdvertisingSets:
-            return true
-        default:
-            return false
-        }
+        guard let effect = CommandTable.advertisingEffect(command.opcode) else { return false }
+        return effect != .reset
     }
 
     /// Events the runner kept while waiting for our own answers (another program's commands and
