@@ -82,17 +82,17 @@ import Testing
         let clock = Clock()
         let s = try session(try Self.three(), fake, extended: false, clock: clock)
         try s.start()
-        #expect(s.nextDeadline == 10_200)
+        #expect(s.machine.nextDeadline == 10_200)
         clock.ms = 10_150
         s.timerExpired()  // early: nothing is sent
-        #expect(s.rotationSwaps == 0)
+        #expect(s.machine.rotationSwaps == 0)
         for step in 1...3 {
             clock.ms = 10_000 + Int64(step) * 200
             s.timerExpired()
-            #expect(s.nextDeadline == 10_000 + Int64(step + 1) * 200, "cadence kept")
+            #expect(s.machine.nextDeadline == 10_000 + Int64(step + 1) * 200, "cadence kept")
         }
-        #expect(s.rotationSwaps == 3)
-        #expect(s.rotationIndex == 0)
+        #expect(s.machine.rotationSwaps == 3)
+        #expect(s.machine.rotationIndex == 0)
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
@@ -103,7 +103,7 @@ import Testing
         let s = try session(config, fake)
         try s.start()
         #expect(s.phase == .onAir)
-        #expect(s.nextDeadline == nil, "an idle single-beacon kiosk sleeps")
+        #expect(s.machine.nextDeadline == nil, "an idle single-beacon kiosk sleeps")
         #expect(fake.isFullyConsumed)
     }
 
@@ -121,7 +121,7 @@ import Testing
         let s = try session(try Self.three(), fake, log: { log.append($0) })
         try s.start()
         #expect(s.plan?.layout == .rotation(handle: 0xEF))
-        #expect(s.nextDeadline != nil)
+        #expect(s.machine.nextDeadline != nil)
         #expect(log.contains { $0.contains("Memory Capacity Exceeded") && $0.contains("rotating") })
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
@@ -158,12 +158,12 @@ import Testing
         s.handle(.observedCommand(disableAll))
         #expect(s.phase == .disrupted(.disabledAllSets))
         s.handle(.event(C.ok(disableAll)))
-        #expect(s.nextDeadline == 10_250)
+        #expect(s.machine.nextDeadline == 10_250)
         clock.ms = 10_250
         s.timerExpired()
         #expect(s.phase == .onAir)
-        #expect(s.rearmCount == 1)
-        #expect(s.lastRearm?.cause == .disruption(.disabledAllSets))
+        #expect(s.machine.rearmCount == 1)
+        #expect(s.machine.lastRearm?.cause == .disruption(.disabledAllSets))
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
@@ -177,7 +177,7 @@ import Testing
         s.handle(.observedCommand(.leSetExtendedAdvertisingEnable(false, sets: [AdvertisingSetEnable(handle: 1)])))
         s.handle(.observedCommand(.leRemoveAdvertisingSet(handle: 1)))
         #expect(s.phase == .onAir)
-        #expect(s.nextDeadline == nil)
+        #expect(s.machine.nextDeadline == nil)
         // Removing one of ours is not.
         s.handle(.observedCommand(.leRemoveAdvertisingSet(handle: 0xEE)))
         #expect(s.phase == .disrupted(.removedSet(238)))
@@ -201,12 +201,12 @@ import Testing
         #expect(s.phase == .deviceDown)
         // One line for the whole power-off: the clear after the disable is part of the same re-arm.
         #expect(states == [.disrupted(.disabledAllSets), .deviceDown])
-        #expect(s.nextDeadline == nil, "nothing is sent to a device that is down")
+        #expect(s.machine.nextDeadline == nil, "nothing is sent to a device that is down")
         clock.ms += 60_000
         s.timerExpired()
         s.handle(.event(StackInternalDeviceEvent(kind: .up, deviceID: 0).event))
         #expect(s.phase == .onAir)
-        #expect(s.lastRearm?.cause == .deviceUp)
+        #expect(s.machine.lastRearm?.cause == .deviceUp)
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
@@ -281,7 +281,7 @@ import Testing
             clock.ms = t
             let sentBefore = fake.sent.count
             s.timerExpired()
-            timeline.append("\(t - 10_000): \(fake.sent.count - sentBefore) sent, \(s.phase.text(device: "hci0") ?? "\(s.phase)"), next \(s.nextDeadline.map { "\($0 - 10_000)" } ?? "none"), finished \(s.finished)")
+            timeline.append("\(t - 10_000): \(fake.sent.count - sentBefore) sent, \(s.phase.text(device: "hci0") ?? "\(s.phase)"), next \(s.machine.nextDeadline.map { "\($0 - 10_000)" } ?? "none"), finished \(s.machine.finished)")
         }
         #expect(timeline == [
             "1999: 0 sent, onAir, next 2000, finished false",

@@ -111,7 +111,7 @@ import Testing
             s.timerExpired()
             #expect(s.phase == .onAir, "\(c)")
             #expect(model.state.onAir(plan.placements) == plan.desiredState().onAir(plan.placements), "after \(c)")
-            #expect(s.rearmCount == 1, "\(c)")
+            #expect(s.machine.rearmCount == 1, "\(c)")
         }
     }
 

@@ -35,7 +35,7 @@ import Testing
         clock.ms += s.settleMilliseconds
         s.timerExpired()
         #expect(s.phase == .onAir)
-        #expect(s.lastRearm?.cause == .disruption(.wrote(.leSetExtendedAdvertisingData, set: 239)))
+        #expect(s.machine.lastRearm?.cause == .disruption(.wrote(.leSetExtendedAdvertisingData, set: 239)))
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
@@ -98,7 +98,7 @@ import Testing
         s.handle(.observedCommand(name))
         s.handle(.event(C.ok(name)))
         #expect(s.phase == .onAir)
-        #expect(s.nextDeadline == nil, "no re-arm scheduled")
+        #expect(s.machine.nextDeadline == nil, "no re-arm scheduled")
     }
 
     @Test func downAndUpDuringAnOffPhaseStayOffAndHealthyAndTheOnPhaseRearms() throws {
@@ -116,11 +116,11 @@ import Testing
         // bluetoothctl power off / on in the middle of a ten-minute off phase.
         s.handle(.event(StackInternalDeviceEvent(kind: .down, deviceID: 0).event))
         #expect(s.phase == .offPhase(.init(offMilliseconds: 600_000, pair: 1, count: nil)))
-        #expect(s.isHealthy, "the watchdog must keep being fed: the session does what it was asked to")
+        #expect(s.machine.isHealthy, "the watchdog must keep being fed: the session does what it was asked to")
         s.handle(.event(StackInternalDeviceEvent(kind: .up, deviceID: 0).event))
         #expect(s.phase == .offPhase(.init(offMilliseconds: 600_000, pair: 1, count: nil)))
-        #expect(s.isHealthy)
-        #expect(s.nextDeadline == 612_000, "nothing before the on phase")
+        #expect(s.machine.isHealthy)
+        #expect(s.machine.nextDeadline == 612_000, "nothing before the on phase")
         clock.ms = 612_000
         s.timerExpired()
         #expect(s.phase == .onAir)
@@ -145,12 +145,12 @@ import Testing
         clock.ms += s.settleMilliseconds
         s.timerExpired()
         guard case .retrying(.disruption(.disabledAllSets), _) = s.phase else { Issue.record("not retrying after the failed re-arm: \(s.phase)"); return }
-        #expect(s.isHealthy, "a retry is pending")
-        #expect(s.nextDeadline == clock.ms + s.retryMilliseconds)
+        #expect(s.machine.isHealthy, "a retry is pending")
+        #expect(s.machine.nextDeadline == clock.ms + s.retryMilliseconds)
         clock.ms += s.retryMilliseconds
         s.timerExpired()
         #expect(s.phase == .onAir)
-        #expect(s.rearmCount == 1)
+        #expect(s.machine.rearmCount == 1)
         #expect(lines.contains { $0.hasPrefix("re-arm after another program disabled all advertising sets failed: ") })
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
@@ -206,18 +206,18 @@ import Testing
             clock.ms += Int64(config.rotationMilliseconds)
             s.timerExpired()
         }
-        #expect(s.rotationIndex == 2)
+        #expect(s.machine.rotationIndex == 2)
         let off = HCICommand.leSetAdvertisingEnable(false)
         s.handle(.observedCommand(off))
         s.handle(.event(C.ok(off)))
         clock.ms += s.settleMilliseconds
         s.timerExpired()
         #expect(s.phase == .onAir)
-        #expect(s.rotationIndex == 2, "beacon 3 was on air: it comes back first, beacon 1 does not jump the queue")
-        #expect(s.nextDeadline == 10_850, "a whole dwell for the beacon that came back")
+        #expect(s.machine.rotationIndex == 2, "beacon 3 was on air: it comes back first, beacon 1 does not jump the queue")
+        #expect(s.machine.nextDeadline == 10_850, "a whole dwell for the beacon that came back")
         clock.ms += Int64(config.rotationMilliseconds)
         s.timerExpired()
-        #expect(s.rotationIndex == 0)
+        #expect(s.machine.rotationIndex == 0)
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 }

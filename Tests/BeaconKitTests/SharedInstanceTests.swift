@@ -53,7 +53,7 @@ import Testing
         // `btmgmt add-adv` after our start: the kernel writes its instance, we take it back once.
         takeover(1, s, clock)
         #expect(s.phase == .onAir)
-        #expect(s.rearmCount == 1)
+        #expect(s.machine.rearmCount == 1)
         #expect(s.displacedOwner == .anotherOwner)
         try s.stop()
         #expect(fake.isFullyConsumed, "stop = our disable, then the kernel's address, parameters, data and enable; left: \(fake.remaining)")
@@ -93,26 +93,26 @@ import Testing
             takeover(UInt8(1 + turn % 2), s, clock)
             #expect(s.phase == .onAir)
         }
-        #expect(s.rearmCount == 3)
+        #expect(s.machine.rearmCount == 3)
         clock.ms += 2000
         takeover(2, s, clock)
-        #expect(s.isYielding)
-        #expect(s.yieldCount == 1)
-        #expect(s.rearmCount == 3, "the fourth takeover within 30 s is not fought")
+        #expect(s.machine.isYielding)
+        #expect(s.machine.yieldCount == 1)
+        #expect(s.machine.rearmCount == 3, "the fourth takeover within 30 s is not fought")
         #expect(s.phase == .yielding(.init(takeovers: 4, windowMilliseconds: 30_000, quietMilliseconds: 10_000, last: .disruption(.wrote(.leSetAdvertisingData, set: nil)))))
         // The kernel keeps rotating: every one of its commands pushes the quiet period back.
         clock.ms += 2000
         kernelSends(Self.kernelTakeover(1), to: s)
         clock.ms += 9000
         s.timerExpired()
-        #expect(s.isYielding, "9 s after the kernel's last command")
-        #expect(s.nextDeadline == clock.ms + 1000)
+        #expect(s.machine.isYielding, "9 s after the kernel's last command")
+        #expect(s.machine.nextDeadline == clock.ms + 1000)
         // Its instances are gone (btmgmt clr-adv): 10 s later beacon-tx takes the instance again.
         clock.ms += 1000
         s.timerExpired()
-        #expect(!s.isYielding)
+        #expect(!s.machine.isYielding)
         #expect(s.phase == .onAir)
-        #expect(s.lastRearm?.cause == .otherOwnerQuiet(milliseconds: 10_000))
+        #expect(s.machine.lastRearm?.cause == .otherOwnerQuiet(milliseconds: 10_000))
         #expect(s.fightBudget.recent.isEmpty, "a fresh budget")
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
@@ -131,7 +131,7 @@ import Testing
         try s.start()
         takeover(1, s, clock)
         takeover(2, s, clock)
-        #expect(s.isYielding)
+        #expect(s.machine.isYielding)
         try s.stop()
         #expect(s.phase == .stopped)
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
@@ -147,10 +147,10 @@ import Testing
         try s.start()
         takeover(1, s, clock)
         takeover(2, s, clock)
-        #expect(s.isYielding)
+        #expect(s.machine.isYielding)
         let summary = try s.reload(config)
         #expect(summary.restarted)
-        #expect(!s.isYielding)
+        #expect(!s.machine.isYielding)
         #expect(s.phase == .onAir)
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }

@@ -96,18 +96,18 @@ import Testing
         try s.start()
         s.handle(MGMTEvent(.advertisingRemoved, index: 1, [5]))
         s.handle(MGMTEvent(.advertisingRemoved, index: 0, [1]))
-        #expect(s.readds == 0)
+        #expect(s.machine.rearmCount == 0)
         kernel.append(try Self.addSteps(5, 1))
         s.handle(MGMTEvent(.advertisingRemoved, index: 0, [5]))
-        #expect(s.readds == 1)
+        #expect(s.machine.rearmCount == 1)
         s.handle(MGMTEvent(.indexRemoved, index: 0))
         #expect(s.machine.isDown && s.phase != .onAir)
         s.handle(MGMTEvent(.indexAdded, index: 0))
         s.handle(MGMTEvent(.newSettings, index: 0, [0x00, 0x02, 0x00, 0x00]))  // LE, not powered
-        #expect(s.readds == 1)
+        #expect(s.machine.rearmCount == 1)
         kernel.append(try Self.addSteps(5, 1))
         s.handle(MGMTEvent(.newSettings, index: 0, [0x01, 0x02, 0x00, 0x00]))  // Powered, LE
-        #expect(s.readds == 2 && s.phase == .onAir && !s.machine.isDown)
+        #expect(s.machine.rearmCount == 2 && s.phase == .onAir && !s.machine.isDown)
         #expect(kernel.isFullyConsumed, "\(kernel.remaining)")
         #expect(kernel.mismatches.isEmpty, "\(kernel.mismatches)")
     }
@@ -119,12 +119,12 @@ import Testing
         let p5 = try MGMTCommand(packet: Hex.decode(Self.parametersHex(5))!)
         kernel.append([.command(p5, replies: [Kernel.fail(p5, .busy)])])
         s.handle(MGMTEvent(.advertisingRemoved, index: 0, [5]))
-        #expect(s.nextDeadline == kernel.now() + 1000)
+        #expect(s.machine.nextDeadline == kernel.now() + 1000)
         kernel.append([.receive(.timedOut)])
         _ = try? kernel.receive(timeoutMilliseconds: 1000)
         kernel.append(try Self.addSteps(5, 1))
         s.timerExpired()
-        #expect(s.readds == 1 && s.nextDeadline == nil)
+        #expect(s.machine.rearmCount == 1 && s.machine.nextDeadline == nil)
         #expect(kernel.isFullyConsumed, "\(kernel.remaining)")
     }
 

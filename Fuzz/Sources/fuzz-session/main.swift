@@ -56,13 +56,13 @@ exit(fuzzMain { input in
             for i in kind % 4 == 0 ? inputs : Array(inputs.prefix(1)) { session.handle(i) }
         default:
             model.advance(Int64(take(1).first ?? 0) * 8)
-            if let at = session.nextDeadline, at <= model.now() { session.timerExpired() }
+            if let at = session.machine.nextDeadline, at <= model.now() { session.timerExpired() }
         }
     }
 
     // The inputs stop: let every timer the session set run out.
     for _ in 0..<16 {
-        guard let at = session.nextDeadline else { break }
+        guard let at = session.machine.nextDeadline else { break }
         if at > model.now() { model.advance(at - model.now()) }
         session.timerExpired()
     }
@@ -71,7 +71,7 @@ exit(fuzzMain { input in
     let foreignSets = model.state.sets.keys.filter { !plan.handles.contains($0) }.count
     if let limit, foreignSets >= limit { return }
     require(session.phase == .onAir, "not on air after the inputs stopped: \(session.phase)")
-    let want = plan.desiredState(rotationIndex: session.rotationIndex).onAir(plan.placements)
+    let want = plan.desiredState(rotationIndex: session.machine.rotationIndex).onAir(plan.placements)
     require(model.state.onAir(plan.placements) == want,
             "the controller differs from the desired state: \(model.state.onAir(plan.placements)) ≠ \(want)")
 })

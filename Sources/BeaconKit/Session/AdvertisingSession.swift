@@ -108,26 +108,8 @@ public final class AdvertisingSession {
     public var phase: SessionPhase { machine.phase }
     /// The last re-arm: why and when (monotonic ms).
     public var lastRearm: (cause: RearmCause, at: Int64)? { machine.lastRearm }
-    /// How many re-arms succeeded.
-    public var rearmCount: Int { machine.rearmCount }
-    /// How many re-arm attempts failed (each is retried after `retryMilliseconds`); a device found
-    /// down meanwhile is waited for, not counted.
-    public var failedRearmCount: Int { machine.failedRearmCount }
-    /// How many rotation swaps were sent.
-    public var rotationSwaps: Int { machine.rotationSwaps }
-    /// Index of the beacon whose data is on air in a rotation.
-    public var rotationIndex: Int { machine.rotationIndex }
-    /// The schedule has run out (duration passed, or the last cycle ended): the pump stops and exits 0.
-    public var finished: Bool { machine.finished }
     /// Yielded to another owner: not re-arming until it is quiet (`FightBudget`).
     public var isYielding: Bool { machine.isYielding }
-    /// How many times the session yielded.
-    public var yieldCount: Int { machine.yieldCount }
-    /// When the pump must call `timerExpired` (monotonic ms); nil = no timer (an idle kiosk sleeps).
-    public var nextDeadline: Int64? { machine.nextDeadline }
-    /// Whether the session does what it was asked to (on air, off by the schedule, or a re-arm due),
-    /// for the watchdog.
-    public var isHealthy: Bool { machine.isHealthy }
 
     /// Duration and on/off cycle; empty = on air until stopped.
     public var schedule: AdvertisingSchedule {
@@ -472,11 +454,11 @@ public final class AdvertisingSession {
     /// commands, a missed one costs the beacons.
     func disruption(_ command: HCICommand, _ plan: KioskPlan) -> Disruption? {
         let desired: ControllerAdvertisingState
-        if let cached = desiredCache, cached.index == rotationIndex {
+        if let cached = desiredCache, cached.index == machine.rotationIndex {
             desired = cached.state
         } else {
-            desired = plan.desiredState(rotationIndex: rotationIndex)
-            desiredCache = (rotationIndex, desired)
+            desired = plan.desiredState(rotationIndex: machine.rotationIndex)
+            desiredCache = (machine.rotationIndex, desired)
         }
         var after = desired
         after.apply(command)

@@ -43,20 +43,13 @@ public final class SharedAdvertisingSession {
     /// The decisions: phase, schedule, retry (the raw-HCI session's machine).
     public private(set) var machine = SessionMachine()
     public var phase: SessionPhase { machine.phase }
-    /// When the pump must call `timerExpired` (a retry, a cycle boundary, the end of `--duration`).
-    public var nextDeadline: Int64? { machine.nextDeadline }
-    /// On air, off by the schedule, or a re-add due: what the watchdog feeds on.
-    public var isHealthy: Bool { machine.isHealthy }
-    /// The schedule has run out (duration passed, or the last cycle ended): the pump stops.
-    public var finished: Bool { machine.finished }
     /// Duration and on/off cycle; empty = on air until stopped.
     public var schedule: AdvertisingSchedule {
         get { machine.schedule }
         set { machine.schedule = newValue }
     }
-    /// How many times our instances were put back (someone else removed them, the kernel lost them,
-    /// an on phase of `--cycle` began).
-    public var readds: Int { machine.rearmCount }
+    /// Why our instances were last put back (someone else removed them, the kernel lost them, an on
+    /// phase of `--cycle` began).
     public var lastReaddReason: String? { machine.lastRearm?.cause.text(device: device) }
     public static let retryMilliseconds: Int64 = 1000
 

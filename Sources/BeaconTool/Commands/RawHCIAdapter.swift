@@ -56,7 +56,7 @@ final class RawHCIAdapter: SessionAdapter {
     func reportOnAir(_ service: ServiceReporter, _ s: Settings) {
         guard let plan = kiosk.plan, kiosk.phase == .onAir else { return }
         service.onAir(family: plan.family, beacons: s.beacons, sets: plan.handles, rotation: plan.layout.isRotation && s.beacons.count > 1,
-                      rearmReason: kiosk.lastRearm?.cause.text(device: kiosk.device), rearmedAt: kiosk.lastRearm?.at,
+                      rearmReason: kiosk.machine.lastRearm?.cause.text(device: kiosk.device), rearmedAt: kiosk.machine.lastRearm?.at,
                       displacing: kiosk.displacedOwner?.text)
     }
 

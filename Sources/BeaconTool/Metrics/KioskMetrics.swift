@@ -176,7 +176,7 @@ final class KioskMetricsFile {
         let placement: BeaconOnAir.Placement
         switch plan?.layout {
         case let .sets(handles)?: placement = .sets(handles)
-        case .rotation?: placement = .rotation(turn: kiosk.rotationIndex)
+        case .rotation?: placement = .rotation(turn: kiosk.machine.rotationIndex)
         case nil: placement = .sets([])
         }
         update(kiosk.machine, family: plan?.family, sets: plan.map { $0.family == .extended ? $0.handles : [] } ?? [],
