@@ -11,9 +11,12 @@ import Glibc
 ///
 /// Input: byte 0 picks the kiosk (1–4 beacons, connectable, rotation dwell), byte 1 the controller's
 /// set limit; then actions: a foreign command (opcode from the advertising commands and HCI Reset,
-/// parameters from the input) observed with its completion, or with the completion lost; time passing.
-/// Invariant: after the inputs stop and the session's timers have run, the session is on air and the
-/// controller's state on our placements is exactly the desired state of the session's plan.
+/// parameters from the input) observed with its completion, or with the completion lost; time passing;
+/// the device down and up (the controller forgets its advertising), a Hardware Error (with or
+/// without the reset), an unplug and the return of a fresh controller.
+/// Invariant: after the inputs stop (the device back and up) and the session's timers have run, the
+/// session is on air and the controller's state on our placements is exactly the desired state of the
+/// session's plan; after `stop`, nothing of ours is on air.
 
 let opcodes = CommandTable.advertisingOpcodes
 let caps: ControllerCapabilities = {
@@ -38,29 +41,67 @@ exit(fuzzMain { input in
     })
     config.rotationMilliseconds = 500
     let limit: Int? = input[1] % 5 == 0 ? nil : Int(input[1] % 5)
-    let model = ModelController(state: ControllerAdvertisingState(numberOfSupportedAdvertisingSets: limit))
+    var model = ModelController(state: ControllerAdvertisingState(numberOfSupportedAdvertisingSets: limit))
     let session = AdvertisingSession(configuration: config, caps: caps, device: "hci0",
-                                     runner: HCICommandRunner(model: model), now: model.now, log: { _ in })
+                                     runner: HCICommandRunner(model: model), now: { model.now() }, log: { _ in })
+    /// The kernel's device state as the session was told it: down (power off) or gone (unplugged).
+    var down = false, gone = false
+    func device(_ kind: StackInternalDeviceEvent.Kind) { session.handle(.event(StackInternalDeviceEvent(kind: kind, deviceID: 0).event)) }
     do { try session.start() } catch { require(false, "start on an empty model failed: \(error)") }
 
     var actions = 0
     while !rest.isEmpty, actions < 32 {
         actions += 1
         let kind = take(1)[0]
-        switch kind % 4 {
+        switch kind % 8 {
         case 0, 1:
             let opcode = opcodes[Int(take(1).first ?? 0) % opcodes.count]
             let length = Int(take(1).first ?? 0) % 40
             guard let command = try? HCICommand(packet: HCICommand(opcode, take(length)).packet) else { continue }
             let inputs = model.foreign(command)
-            for i in kind % 4 == 0 ? inputs : Array(inputs.prefix(1)) { session.handle(i) }
+            for i in kind % 8 == 0 ? inputs : Array(inputs.prefix(1)) { session.handle(i) }
+        case 4 where !gone:
+            // Power off (or rfkill): the controller forgets its advertising; up again later.
+            if down {
+                down = false
+                device(.up)
+            } else {
+                down = true
+                model.state = ControllerAdvertisingState(numberOfSupportedAdvertisingSets: limit)
+                device(.down)
+            }
+        case 5 where !down && !gone:
+            // A Hardware Error; the kernel's reset follows, or not (the grace re-arms).
+            session.handle(.event(HCIEvent(code: .hardwareError, parameters: [take(1).first ?? 0])))
+            if kind & 0x80 != 0 { model.state = ControllerAdvertisingState(numberOfSupportedAdvertisingSets: limit) }
+        case 6:
+            // Unplugged, and back as a fresh controller on the same clock.
+            if gone {
+                gone = false
+                down = false
+                let back = ModelController(state: ControllerAdvertisingState(numberOfSupportedAdvertisingSets: limit))
+                back.advance(model.now())
+                model = back
+                session.attach(HCICommandRunner(model: model), caps: caps, deviceID: 0)
+            } else {
+                gone = true
+                device(.unregistered)
+            }
         default:
             model.advance(Int64(take(1).first ?? 0) * 8)
             if let at = session.machine.nextDeadline, at <= model.now() { session.timerExpired() }
         }
     }
 
-    // The inputs stop: let every timer the session set run out.
+    // The inputs stop: the device is back and up, and every timer the session set runs out.
+    if gone {
+        let back = ModelController(state: ControllerAdvertisingState(numberOfSupportedAdvertisingSets: limit))
+        back.advance(model.now())
+        model = back
+        session.attach(HCICommandRunner(model: model), caps: caps, deviceID: 0)
+    } else if down {
+        device(.up)
+    }
     for _ in 0..<16 {
         guard let at = session.machine.nextDeadline else { break }
         if at > model.now() { model.advance(at - model.now()) }
@@ -74,4 +115,11 @@ exit(fuzzMain { input in
     let want = plan.desiredState(rotationIndex: session.machine.rotationIndex).onAir(plan.placements)
     require(model.state.onAir(plan.placements) == want,
             "the controller differs from the desired state: \(model.state.onAir(plan.placements)) ≠ \(want)")
+    // Stop: none of our beacons stays on air (a legacy instance is handed back to its other owner,
+    // whose recorded commands, random bytes here, the model may refuse: not ours to judge).
+    do { try session.stop() } catch { return }
+    require(session.phase == .stopped, "not stopped: \(session.phase)")
+    let ours = Set((0..<max(1, plan.rotationSteps.count)).flatMap { plan.desiredState(rotationIndex: $0).onAir(plan.placements).values.map(\.data) })
+    let left = model.state.onAir(plan.placements).filter { $0.value.enabled && ours.contains($0.value.data) }
+    require(left.isEmpty, "ours still on air after stop: \(left)")
 })
