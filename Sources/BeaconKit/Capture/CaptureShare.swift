@@ -185,7 +185,10 @@ extension CaptureVerifier.Run {
                 r.failures.append("never on air: the kernel wrote no LE Set Advertising Data (0x2008) or LE Set Extended Advertising Data (0x2037) with its data after beacon-tx added instance \(instance)")
             }
 
-            // History: added, removed by others, re-added, removed by beacon-tx.
+            // History: added, removed by others, re-added, removed by beacon-tx. The kernel's
+            // instances as the commands answered Success leave them; on air (`OnAir`) while the
+            // kernel holds our instance with data beacon-tx added.
+            var kernel = KernelAdvertisingInstances()
             var added = false
             var lastAdd: MGMTSent?
             var lastData: [UInt8]?
@@ -193,24 +196,23 @@ extension CaptureVerifier.Run {
             var removedPosition: Int?
             for s in sent where s.command.instance == instance || (s.command.opcode == .removeAdvertising && s.command.instance == 0) {
                 guard s.status == .success else { continue }
+                kernel.apply(s.command)
+                let on = ourPayloads.contains { OnAir.isOnAir(KernelInstancePlacement(instance: instance, data: $0), in: kernel) }
                 let at = Double(s.time) / 1_000_000
-                if s.ours, s.command.advertisingData != nil {
-                    lastAdd = s
-                    if !added {
-                        r.events.append(CaptureReport.Event(seconds: at, on: true, cause: "MGMT \(s.command.opcode) added instance \(instance)"))
-                    } else if s.command.advertisingData != lastData {
-                        r.events.append(CaptureReport.Event(seconds: at, on: true, cause: "MGMT \(s.command.opcode) replaced instance \(instance)'s data (a reload)"))
-                    }
-                    added = true
-                    lastData = s.command.advertisingData
-                } else if s.command.opcode == .removeAdvertising, added {
-                    added = false
+                if s.ours, s.command.advertisingData != nil { lastAdd = s }
+                if on, !added {
+                    r.events.append(CaptureReport.Event(seconds: at, on: true, cause: "MGMT \(s.command.opcode) added instance \(instance)"))
+                } else if on, kernel.data[instance] != lastData {
+                    r.events.append(CaptureReport.Event(seconds: at, on: true, cause: "MGMT \(s.command.opcode) replaced instance \(instance)'s data (a reload)"))
+                } else if !on, added {
                     var ev = CaptureReport.Event(seconds: at, on: false, cause: "MGMT \(s.command.opcode) of instance \(s.command.instance == 0 ? "0 (all)" : "\(instance)")",
                                                  who: s.ours ? "stopped by beacon-tx's stop plan" : "from \(s.program ?? "an unnamed program")")
-                    ev.byStopPlan = s.ours
-                    removedPosition = s.ours ? s.position : nil
+                    ev.byStopPlan = s.ours && s.command.opcode == .removeAdvertising
+                    removedPosition = ev.byStopPlan ? s.position : nil
                     r.events.append(ev)
                 }
+                added = on
+                lastData = on ? kernel.data[instance] : nil
             }
             if r.events.isEmpty {
                 r.failures.append("never added: no MGMT command of beacon-tx with its data for instance \(instance) was answered Success")
