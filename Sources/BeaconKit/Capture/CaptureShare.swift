@@ -47,12 +47,11 @@ extension CaptureVerifier.Run {
                 sent.append(MGMTSent(position: position, time: time(r.unixMicroseconds), command: MGMTCommand(opcode, index: index, parameters),
                                      status: nil, program: open.comm, ours: open.comm == CaptureVerifier.programName))
             case let .controlEvent(cookie, code, parameters) where r.controllerIndex == index:
-                // Command Complete and Command Status begin with the opcode and the status.
-                let event = MGMTEventCode(rawValue: code)
-                guard event == .commandComplete || event == .commandStatus, parameters.count >= 3, var queue = pending[cookie] else { continue }
-                let opcode = UInt16(parameters[0]) | UInt16(parameters[1]) << 8
-                guard let k = queue.firstIndex(where: { sent[$0].command.opcode.rawValue == opcode }) else { continue }
-                sent[queue.remove(at: k)].status = MGMTStatus(rawValue: parameters[2])
+                // Command Complete and Command Status: the command answered and its status.
+                let event = MGMTEvent(MGMTEventCode(rawValue: code), index: index, parameters)
+                guard let opcode = event.answeredOpcode, let status = event.answeredStatus, var queue = pending[cookie] else { continue }
+                guard let k = queue.firstIndex(where: { sent[$0].command.opcode == opcode }) else { continue }
+                sent[queue.remove(at: k)].status = status
                 pending[cookie] = queue
             default:
                 break
