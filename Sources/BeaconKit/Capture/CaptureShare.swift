@@ -105,7 +105,7 @@ extension CaptureVerifier.Run {
         let writes: [(ci: Int, data: [UInt8], beacon: IBeacon)] = commands.indices.compactMap { ci in
             let c = commands[ci]
             guard c.status == .success, CommandTable.advertisingEffect(c.command.opcode) == .data,
-                  let data = c.command.carriedAdvertisingData, let b = IBeacon(advertisingData: data) else { return nil }
+                  let data = DescribedCommand(c.command)?.data, let b = IBeacon(advertisingData: data) else { return nil }
             return (ci, data, b)
         }
         let ourPayloads = Set(ours.compactMap(\.command.advertisingData))
