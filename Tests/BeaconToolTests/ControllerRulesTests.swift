@@ -44,7 +44,7 @@ private typealias C = Controllers
         let uuid = try #require(ProximityUUID(Golden.uuidText))
         let slow = AdvertisingOptions(interval: try #require(AdvertisingInterval(milliseconds: 300)), connectable: true)
         let config = KioskConfiguration(beacons: [1, 2].map { BeaconAdvertisement(beacon: IBeacon(uuid: uuid, major: 1, minor: $0), options: slow) },
-                                        rotationMilliseconds: 300, sharedOptions: AdvertisingOptions(interval: .standard))
+                                        rotationMilliseconds: 300, commonOptions: AdvertisingOptions(interval: .standard))
         let plan = try KioskPlan(config, family: .legacy)
         #expect(config.ignoredUnderRotation == [])
         #expect(Hex.encode(plan.start[1].command.packet) == "0106200fe001e0010000000000000000000700")

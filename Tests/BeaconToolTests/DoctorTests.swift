@@ -32,7 +32,7 @@ import Testing
         let fake = ScriptedController(up ? C.probe(hciVersion: extended ? 9 : 6, extended: extended) + (extended ? C.setLimits() : []) : [])
         let features: [UInt8] = [0x7F, 0x00, 0x00, 0x00, 31, 31, 5, UInt8(instances.count)] + instances
         let kernel = ScriptedKernel([
-            Kernel.step(.readControllerInformation(index: 0), SharedInstanceLiveTests.controllerInformation(current: powered ? 0x0201 : 0x0200)),
+            Kernel.step(.readControllerInformation(index: 0), SingleInstanceOwnershipLiveTests.controllerInformation(current: powered ? 0x0201 : 0x0200)),
             Kernel.step(.readAdvertisingFeatures(index: 0), features),
         ])
         let h = FakeHost(devices: [C.device(0, up: up)], channels: [0: fake])
@@ -109,7 +109,7 @@ import Testing
     @Test func withoutPrivilegesDoctorSaysWhatItCouldNotSee() throws {
         let fake = ScriptedController([])
         let kernel = ScriptedKernel([
-            .command(.readControllerInformation(index: 0), replies: [Kernel.ok(.readControllerInformation(index: 0), SharedInstanceLiveTests.controllerInformation(current: 0x0201))]),
+            .command(.readControllerInformation(index: 0), replies: [Kernel.ok(.readControllerInformation(index: 0), SingleInstanceOwnershipLiveTests.controllerInformation(current: 0x0201))]),
             .command(.readAdvertisingFeatures(index: 0), replies: [Kernel.fail(.readAdvertisingFeatures(index: 0), .permissionDenied)]),
         ])
         let h = FakeHost(devices: [C.device(0)], channels: [0: fake])

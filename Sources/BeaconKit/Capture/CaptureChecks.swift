@@ -16,7 +16,7 @@ extension CaptureVerifier.Run {
             return r
         }
         let firstData = commands.first { c in
-            touches(c.command, found.placement) && c.command.carriedAdvertisingData == found.data
+            touches(c.command, found.placement) && DescribedCommand(c.command)?.data == found.data
         } ?? commands[found.command]
         let dataCommand = commands[found.command]
         r.found = found.beacon
@@ -48,7 +48,7 @@ extension CaptureVerifier.Run {
             // The legacy instance is shared by every program: ours from our first configuration on
             // (the parameters before our first data, and the disable right before them).
             let firstData = commands.indices.first { ci in
-                commands[ci].command.opcode == .leSetAdvertisingData && commands[ci].command.carriedAdvertisingData == found.data
+                commands[ci].command.opcode == .leSetAdvertisingData && DescribedCommand(commands[ci].command)?.data == found.data
             } ?? found.command
             firstOurs = commands.indices.last { $0 <= firstData && commands[$0].command.opcode == .leSetAdvertisingParameters } ?? firstData
             if let prev = commands.indices.last(where: { $0 < firstOurs && touches(commands[$0].command, .legacy) }),

@@ -14,7 +14,7 @@ extension CaptureVerifier.Run {
         commands.indices.compactMap { i in
             let c = commands[i].command
             guard CommandTable.advertisingEffect(c.opcode) == .data,
-                  let data = c.carriedAdvertisingData, let b = IBeacon(advertisingData: data) else { return nil }
+                  let data = DescribedCommand(c)?.data, let b = IBeacon(advertisingData: data) else { return nil }
             guard let placement = ControllerAdvertisingState.placements(of: c).first else { return nil }
             return Candidate(command: i, placement: placement, data: data, beacon: b)
         }

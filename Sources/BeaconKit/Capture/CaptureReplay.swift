@@ -40,11 +40,11 @@ extension CaptureVerifier.Run {
         }
     }
 
-    /// When each placement was on air (enabled with our data) and what changed it; when each beacon
+    /// When each placement was on air (one of our beacons on it on air, `OnAir`) and what changed it; when each beacon
     /// first went on air; the parameters in force when each placement last went on air.
     func replay(_ chosen: [Candidate?]) -> (events: [Placement: [CaptureReport.Event]], beaconOnAt: [Int64?], enableParams: [Placement: HCICommand]) {
-        var ourData: [Placement: Set<[UInt8]>] = [:]
-        for c in chosen.compactMap({ $0 }) { ourData[c.placement, default: []].insert(c.data) }
+        let placed = chosen.map { $0.map { BeaconPlacement($0.placement, data: $0.data) } }
+        let ourPlacements = Set(placed.compactMap { $0?.placement })
         var events: [Placement: [CaptureReport.Event]] = [:]
         var onNow: [Placement: Bool] = [:]
         var beaconOnAt: [Int64?] = Array(repeating: nil, count: expected.beacons.count)
@@ -64,12 +64,12 @@ extension CaptureVerifier.Run {
                 state = ControllerAdvertisingState()
                 cause = change
             } else { continue }
-            for (p, datas) in ourData {
+            let beaconsOn = OnAir.beacons(placed, in: state)
+            for (i, on) in beaconsOn.enumerated() where on && beaconOnAt[i] == nil { beaconOnAt[i] = cause.time }
+            for p in ourPlacements {
                 let inst = state[p] ?? ControllerAdvertisingState.Instance()
-                let on = inst.enabled && datas.contains(inst.data)
-                for (i, c) in chosen.enumerated() where beaconOnAt[i] == nil && c?.placement == p && inst.enabled && inst.data == c?.data {
-                    beaconOnAt[i] = cause.time
-                }
+                // The placement is on air while one of our beacons on it is.
+                let on = placed.indices.contains { placed[$0]?.placement == p && beaconsOn[$0] }
                 guard on != (onNow[p] ?? false) else { continue }
                 onNow[p] = on
                 if let ci = cause.command {

@@ -47,12 +47,11 @@ extension CaptureVerifier.Run {
                 sent.append(MGMTSent(position: position, time: time(r.unixMicroseconds), command: MGMTCommand(opcode, index: index, parameters),
                                      status: nil, program: open.comm, ours: open.comm == CaptureVerifier.programName))
             case let .controlEvent(cookie, code, parameters) where r.controllerIndex == index:
-                // Command Complete and Command Status begin with the opcode and the status.
-                let event = MGMTEventCode(rawValue: code)
-                guard event == .commandComplete || event == .commandStatus, parameters.count >= 3, var queue = pending[cookie] else { continue }
-                let opcode = UInt16(parameters[0]) | UInt16(parameters[1]) << 8
-                guard let k = queue.firstIndex(where: { sent[$0].command.opcode.rawValue == opcode }) else { continue }
-                sent[queue.remove(at: k)].status = MGMTStatus(rawValue: parameters[2])
+                // Command Complete and Command Status: the command answered and its status.
+                let event = MGMTEvent(MGMTEventCode(rawValue: code), index: index, parameters)
+                guard let opcode = event.answeredOpcode, let status = event.answeredStatus, var queue = pending[cookie] else { continue }
+                guard let k = queue.firstIndex(where: { sent[$0].command.opcode == opcode }) else { continue }
+                sent[queue.remove(at: k)].status = status
                 pending[cookie] = queue
             default:
                 break
@@ -106,7 +105,7 @@ extension CaptureVerifier.Run {
         let writes: [(ci: Int, data: [UInt8], beacon: IBeacon)] = commands.indices.compactMap { ci in
             let c = commands[ci]
             guard c.status == .success, CommandTable.advertisingEffect(c.command.opcode) == .data,
-                  let data = c.command.carriedAdvertisingData, let b = IBeacon(advertisingData: data) else { return nil }
+                  let data = DescribedCommand(c.command)?.data, let b = IBeacon(advertisingData: data) else { return nil }
             return (ci, data, b)
         }
         let ourPayloads = Set(ours.compactMap(\.command.advertisingData))
@@ -185,7 +184,10 @@ extension CaptureVerifier.Run {
                 r.failures.append("never on air: the kernel wrote no LE Set Advertising Data (0x2008) or LE Set Extended Advertising Data (0x2037) with its data after beacon-tx added instance \(instance)")
             }
 
-            // History: added, removed by others, re-added, removed by beacon-tx.
+            // History: added, removed by others, re-added, removed by beacon-tx. The kernel's
+            // instances as the commands answered Success leave them; on air (`OnAir`) while the
+            // kernel holds our instance with data beacon-tx added.
+            var kernel = KernelAdvertisingInstances()
             var added = false
             var lastAdd: MGMTSent?
             var lastData: [UInt8]?
@@ -193,24 +195,23 @@ extension CaptureVerifier.Run {
             var removedPosition: Int?
             for s in sent where s.command.instance == instance || (s.command.opcode == .removeAdvertising && s.command.instance == 0) {
                 guard s.status == .success else { continue }
+                kernel.apply(s.command)
+                let on = ourPayloads.contains { OnAir.isOnAir(KernelInstancePlacement(instance: instance, data: $0), in: kernel) }
                 let at = Double(s.time) / 1_000_000
-                if s.ours, s.command.advertisingData != nil {
-                    lastAdd = s
-                    if !added {
-                        r.events.append(CaptureReport.Event(seconds: at, on: true, cause: "MGMT \(s.command.opcode) added instance \(instance)"))
-                    } else if s.command.advertisingData != lastData {
-                        r.events.append(CaptureReport.Event(seconds: at, on: true, cause: "MGMT \(s.command.opcode) replaced instance \(instance)'s data (a reload)"))
-                    }
-                    added = true
-                    lastData = s.command.advertisingData
-                } else if s.command.opcode == .removeAdvertising, added {
-                    added = false
+                if s.ours, s.command.advertisingData != nil { lastAdd = s }
+                if on, !added {
+                    r.events.append(CaptureReport.Event(seconds: at, on: true, cause: "MGMT \(s.command.opcode) added instance \(instance)"))
+                } else if on, kernel.data[instance] != lastData {
+                    r.events.append(CaptureReport.Event(seconds: at, on: true, cause: "MGMT \(s.command.opcode) replaced instance \(instance)'s data (a reload)"))
+                } else if !on, added {
                     var ev = CaptureReport.Event(seconds: at, on: false, cause: "MGMT \(s.command.opcode) of instance \(s.command.instance == 0 ? "0 (all)" : "\(instance)")",
                                                  who: s.ours ? "stopped by beacon-tx's stop plan" : "from \(s.program ?? "an unnamed program")")
-                    ev.byStopPlan = s.ours
-                    removedPosition = s.ours ? s.position : nil
+                    ev.byStopPlan = s.ours && s.command.opcode == .removeAdvertising
+                    removedPosition = ev.byStopPlan ? s.position : nil
                     r.events.append(ev)
                 }
+                added = on
+                lastData = on ? kernel.data[instance] : nil
             }
             if r.events.isEmpty {
                 r.failures.append("never added: no MGMT command of beacon-tx with its data for instance \(instance) was answered Success")

@@ -46,3 +46,25 @@ public struct LocalVersionInformation: Hashable, Sendable {
 
     public var coreVersion: String { Self.coreVersionName(hciVersion) }
 }
+
+/// The return parameters of the probe's reads, after Status (§7.4.2, §7.8.3, §7.8.57, §7.8.58):
+/// nil when the answer is of another command. Octet runs are kept as long as the controller sent them
+/// (a short bitmap reads as unset bits), as the capability checks expect.
+extension CommandComplete {
+    /// Read Local Supported Commands: Supported_Commands (64 octets).
+    public var supportedCommands: [UInt8]? { opcode == .readLocalSupportedCommands ? afterStatus : nil }
+    /// LE Read Local Supported Features: LE_Features (8 octets).
+    public var leFeatures: [UInt8]? { opcode == .leReadLocalSupportedFeatures ? afterStatus : nil }
+    /// LE Read Maximum Advertising Data Length: Max_Advertising_Data_Length.
+    public var maximumAdvertisingDataLength: UInt16? {
+        guard opcode == .leReadMaximumAdvertisingDataLength else { return nil }
+        var r = ByteReader(afterStatus)
+        return try? r.readUInt16LE()
+    }
+    /// LE Read Number of Supported Advertising Sets: Num_Supported_Advertising_Sets.
+    public var numberOfSupportedAdvertisingSets: UInt8? {
+        opcode == .leReadNumberOfSupportedAdvertisingSets ? afterStatus.first : nil
+    }
+
+    private var afterStatus: [UInt8] { Array(returnParameters.dropFirst()) }
+}

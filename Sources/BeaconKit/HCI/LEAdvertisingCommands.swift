@@ -68,13 +68,6 @@ extension HCICommand {
     /// Maximum legacy advertising data length.
     public static let legacyAdvertisingDataMaximum = 31
 
-    /// The advertising (or scan response) data a set-data command carries: legacy 0x2008/0x2009
-    /// (length + 31 bytes) or extended 0x2037/0x2038 (handle, operation, preference, length, data),
-    /// read through the command's description. Nil for other commands or parameters that do not fit.
-    public var carriedAdvertisingData: [UInt8]? {
-        CommandTable.advertisingEffect(opcode)?.writesData == true ? DescribedCommand(self)?.data : nil
-    }
-
     /// The command `opcode` with `values`, one per field, encoded by its description in `CommandTable`.
     static func described(_ opcode: Opcode, _ values: [HCIValue]) -> HCICommand {
         CommandTable.description(opcode)?.command(values) ?? HCICommand(opcode)

@@ -190,6 +190,24 @@ public struct MGMTEvent: Hashable, Sendable, CustomStringConvertible {
         case other
     }
 
+    /// The command a Command Complete or Command Status answers, read from its first field even when
+    /// the rest does not decode (a malformed answer is still an answer to that command); nil for other
+    /// events or when not even the opcode is there.
+    public var answeredOpcode: MGMTOpcode? {
+        guard code == .commandComplete || code == .commandStatus else { return nil }
+        var r = ByteReader(parameters)
+        return (try? r.readUInt16LE()).map(MGMTOpcode.init(rawValue:))
+    }
+
+    /// The status of a Command Complete or Command Status (its second field); nil for other events
+    /// or when it is not there.
+    public var answeredStatus: MGMTStatus? {
+        guard code == .commandComplete || code == .commandStatus else { return nil }
+        var r = ByteReader(parameters)
+        guard (try? r.readUInt16LE()) != nil, let s = try? r.readUInt8() else { return nil }
+        return MGMTStatus(rawValue: s)
+    }
+
     /// The decoded event, or the field the parameters do not fit.
     public func decoded() throws(MGMTDecodingError) -> Kind {
         guard let d = MGMTEventTable.description(code) else { return .other }

@@ -6,10 +6,10 @@ public enum Advertiser {
     /// Features. Nothing family-specific is sent: a probe must not lock a fresh controller to a family.
     public static func probe(_ runner: HCICommandRunner) throws(HCIError) -> ControllerCapabilities {
         let version = try LocalVersionInformation(returnParametersOf: runner.run(.readLocalVersionInformation))
-        let commands = try runner.run(.readLocalSupportedCommands).returnParameters.dropFirst()
-        var caps = ControllerCapabilities(version: version, supportedCommands: Array(commands), leFeatures: [])
+        let commands = try runner.run(.readLocalSupportedCommands).supportedCommands ?? []
+        var caps = ControllerCapabilities(version: version, supportedCommands: commands, leFeatures: [])
         if caps.supports(.leReadLocalSupportedFeatures) {
-            caps.leFeatures = Array(try runner.run(.leReadLocalSupportedFeatures).returnParameters.dropFirst())
+            caps.leFeatures = try runner.run(.leReadLocalSupportedFeatures).leFeatures ?? []
         }
         return caps
     }
@@ -23,14 +23,11 @@ public enum Advertiser {
         // Each only when its Supported_Commands bit is set (the feature bit alone does not promise it).
         if caps.supports(.leReadMaximumAdvertisingDataLength) {
             let length = try runner.send(.leReadMaximumAdvertisingDataLength)
-            if length.status == .success {
-                var r = ByteReader(length.returnParameters.dropFirst())
-                caps.maximumAdvertisingDataLength = try? r.readUInt16LE()
-            }
+            if length.status == .success { caps.maximumAdvertisingDataLength = length.maximumAdvertisingDataLength }
         }
         if caps.supports(.leReadNumberOfSupportedAdvertisingSets) {
             let sets = try runner.send(.leReadNumberOfSupportedAdvertisingSets)
-            if sets.status == .success { caps.numberOfSupportedAdvertisingSets = sets.returnParameters.dropFirst().first }
+            if sets.status == .success { caps.numberOfSupportedAdvertisingSets = sets.numberOfSupportedAdvertisingSets }
         }
     }
 

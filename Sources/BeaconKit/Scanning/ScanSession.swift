@@ -45,7 +45,7 @@ public enum ControllerFailure: Error, Equatable, Sendable {
     /// The failure `event` reports for controller `deviceID`, or nil when it reports none.
     public init?(_ event: HCIEvent, deviceID: UInt16) {
         if event.code == .hardwareError {
-            self = .hardwareError(code: event.parameters.first ?? 0)
+            self = .hardwareError(code: HardwareError(event)?.hardwareCode ?? 0)
         } else if let si = StackInternalDeviceEvent(event), si.deviceID == deviceID, si.kind == .down {
             self = .deviceDown(deviceID: deviceID)
         } else if let si = StackInternalDeviceEvent(event), si.deviceID == deviceID, si.kind == .unregistered {

@@ -31,7 +31,7 @@ public struct KioskConfiguration: Hashable, Sendable {
     public var rotationMilliseconds: Int
     /// The top-level interval, connectability and tx power (before per-beacon overrides): what a
     /// rotated instance uses when its beacons' values differ. nil = the first beacon's.
-    public var sharedOptions: AdvertisingOptions?
+    public var commonOptions: AdvertisingOptions?
     /// Extended sets only: each beacon's set advertises from its own random static address
     /// (`StaticRandomAddress.derived(for:)`), so a scanner sees one identity per address.
     public var addressPerSet: Bool = false
@@ -44,12 +44,12 @@ public struct KioskConfiguration: Hashable, Sendable {
     public static let maximumHandle: UInt8 = 0xEF
 
     public init(beacons: [BeaconAdvertisement], family: AdvertisingFamily? = nil, firstHandle: UInt8? = nil,
-                rotationMilliseconds: Int = defaultRotationMilliseconds, sharedOptions: AdvertisingOptions? = nil) {
+                rotationMilliseconds: Int = defaultRotationMilliseconds, commonOptions: AdvertisingOptions? = nil) {
         self.beacons = beacons
         self.family = family
         self.firstHandle = firstHandle
         self.rotationMilliseconds = rotationMilliseconds
-        self.sharedOptions = sharedOptions
+        self.commonOptions = commonOptions
     }
 
     /// The handle beacon `index` gets when every beacon has its own set.
@@ -70,10 +70,10 @@ public struct KioskConfiguration: Hashable, Sendable {
 
     /// The options of a rotated instance. Rotated beacons share one advertising instance, so one
     /// interval, one connectability and one tx power: each is the beacons' common value when they
-    /// all agree, else the top-level value (`sharedOptions`; the first beacon's without one). A
+    /// all agree, else the top-level value (`commonOptions`; the first beacon's without one). A
     /// per-beacon override that differs is not applied (`ignoredUnderRotation` lists them).
     public var rotationOptions: AdvertisingOptions {
-        let fallback = sharedOptions ?? beacons.first?.options ?? AdvertisingOptions(interval: .standard)
+        let fallback = commonOptions ?? beacons.first?.options ?? AdvertisingOptions(interval: .standard)
         func common<T: Equatable>(_ value: KeyPath<AdvertisingOptions, T>) -> T {
             guard let first = beacons.first?.options[keyPath: value],
                   beacons.allSatisfy({ $0.options[keyPath: value] == first }) else { return fallback[keyPath: value] }
@@ -207,13 +207,6 @@ public struct KioskPlan: Hashable, Sendable, CommandPlan {
         return advertised.first?.options
     }
 
-    /// The handles beacon-tx owns in this plan.
-    /// Whether `command` is one this plan sends (at start or in its rotation): another program
-    /// writing exactly our data or parameters does not change what is on air.
-    public func sends(_ command: HCICommand) -> Bool {
-        start.contains { $0.command == command } || rotationSteps.contains { $0.command == command }
-    }
-
     /// Where our beacons sit: the legacy instance, or our extended sets.
     public var placements: [ControllerAdvertisingState.Placement] {
         family == .legacy ? [.legacy] : handles.map(ControllerAdvertisingState.Placement.set)
@@ -229,6 +222,7 @@ public struct KioskPlan: Hashable, Sendable, CommandPlan {
         return state
     }
 
+    /// The handles beacon-tx owns in this plan.
     public var handles: [UInt8] {
         switch layout {
         case let .sets(h): return h
@@ -322,29 +316,5 @@ extension KioskPlan.PlanError: CustomStringConvertible {
         case let .rotationShorterThanInterval(rotation, interval):
             return "rotation \(rotation) ms is shorter than the advertising interval \(Milliseconds.format(interval)) ms: a beacon would be replaced before it is sent"
         }
-    }
-}
-
-/// A random static address (Core spec Vol 6, Part B, §1.3.2.1: the two most significant bits 0b11,
-/// the other 46 bits neither all 0 nor all 1), derived from a beacon's region so it stays the same
-/// across restarts and reloads: a scanner that keys on the address sees each beacon on its own.
-public enum StaticRandomAddress {
-    /// Display order (`C3:…`): FNV-1a of the UUID, major and minor; the top two bits set.
-    public static func derived(for beacon: IBeacon) -> [UInt8] {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in beacon.uuid.bytes + [UInt8(beacon.major >> 8), UInt8(beacon.major & 0xff), UInt8(beacon.minor >> 8), UInt8(beacon.minor & 0xff)] {
-            h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-        }
-        var a = (0..<6).map { UInt8(truncatingIfNeeded: h >> (8 * UInt64(5 - $0))) }
-        a[0] |= 0xC0
-        let rest = [a[0] & 0x3F] + a[1...]
-        if rest.allSatisfy({ $0 == 0 }) { a[5] = 1 }
-        if a[0] & 0x3F == 0x3F && a[1...].allSatisfy({ $0 == 0xFF }) { a[5] = 0xFE }
-        return a
-    }
-
-    /// `C3:11:22:33:44:55`.
-    public static func text(_ a: [UInt8]) -> String {
-        a.map { Hex.encode([$0]).uppercased() }.joined(separator: ":")
     }
 }

@@ -100,12 +100,7 @@ public final class MGMTCommandRunner {
                 trace?(MGMTText.traceLine(event))
                 let kind: MGMTEvent.Kind
                 do { kind = try event.decoded() } catch {
-                    if event.code == .commandComplete || event.code == .commandStatus {
-                        if event.parameters.count >= 2,
-                           UInt16(event.parameters[0]) | UInt16(event.parameters[1]) << 8 == command.opcode.rawValue {
-                            throw .malformedAnswer(opcode: command.opcode, error)
-                        }
-                    }
+                    if event.answeredOpcode == command.opcode { throw .malformedAnswer(opcode: command.opcode, error) }
                     keep(event)
                     continue
                 }

@@ -22,13 +22,6 @@ public struct RFKillBlock: Hashable, Sendable {
         case (false, false): return "none"
         }
     }
-
-    /// What lifts the block.
-    public var remedy: String {
-        hard ? "a hardware switch or the firmware blocks it (hard): turn the radio switch on, or enable Bluetooth in the firmware setup"
-            + (soft ? "; then run: rfkill unblock bluetooth" : "")
-            : "run: rfkill unblock bluetooth"
-    }
 }
 
 /// One `struct rfkill_event` as read from `/dev/rfkill` (linux/rfkill.h): `idx` (u32, host order),

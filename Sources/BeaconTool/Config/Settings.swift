@@ -91,7 +91,7 @@ struct Settings: Equatable, Sendable {
     var kiosk: KioskConfiguration {
         var k = KioskConfiguration(beacons: beacons.map(advertisement), family: controller, firstHandle: advertisingSet,
                                    rotationMilliseconds: rotationMilliseconds,
-                                   sharedOptions: AdvertisingOptions(interval: interval, connectable: connectable, txPower: txPower))
+                                   commonOptions: AdvertisingOptions(interval: interval, connectable: connectable, txPower: txPower))
         k.addressPerSet = randomAddressPerSet
         return k
     }

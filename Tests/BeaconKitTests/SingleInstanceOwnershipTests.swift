@@ -7,7 +7,7 @@ import Testing
 /// The kernel's commands here are what it sends for `btmgmt add-adv -d 08ffffff4b45524e31 1` on a
 /// controller without extended advertising: a non-resolvable random address, non-connectable
 /// parameters from it, the data, the enable.
-@Suite struct SharedInstanceTests {
+@Suite struct SingleInstanceOwnershipTests {
     typealias C = Controllers
     typealias T = AdvertisingSessionTests
 

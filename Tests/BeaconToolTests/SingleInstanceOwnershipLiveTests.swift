@@ -7,7 +7,7 @@ import Testing
 /// already uses. `start` asks the kernel (Read Advertising Features) and says whose advertising it
 /// displaces; SIGTERM stops, blanks the instance's data (the kernel's own data was never seen) and
 /// hands the instance back through the kernel: Set Advertising on, then off.
-@Suite struct SharedInstanceLiveTests {
+@Suite struct SingleInstanceOwnershipLiveTests {
     typealias C = Controllers
 
     /// Read Controller Information's answer: address, version, manufacturer, supported and current

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+/// Which of our beacons are on air: one projection of the controller's (or the kernel's) state and
+/// the plan, for every reader (the session, the metrics, `verify`, `verify` of the sharing mode).
+///
+/// Raw HCI: a beacon is on air when its placement (the legacy instance or its set) is enabled and
+/// holds its advertising data. In a rotation several beacons share one placement and only the one in
+/// its turn is on air. The sharing mode: a beacon is on air when the kernel holds its advertising
+/// instance with its data (the kernel's rotation then puts it on the controller in turn).
+public enum OnAir {
+    /// Whether `beacon` is on air in `state`: its placement enabled with its data.
+    public static func isOnAir(_ beacon: BeaconPlacement, in state: ControllerAdvertisingState) -> Bool {
+        guard let instance = state[beacon.placement] else { return false }
+        return instance.enabled && instance.data == beacon.data
+    }
+
+    /// For each beacon (nil: not placed, never on air), whether it is on air in `state`.
+    public static func beacons(_ placed: [BeaconPlacement?], in state: ControllerAdvertisingState) -> [Bool] {
+        placed.map { $0.map { isOnAir($0, in: state) } ?? false }
+    }
+
+    /// For each beacon of `plan`, in configuration order, whether it is on air in `state`.
+    public static func beacons(_ plan: KioskPlan, in state: ControllerAdvertisingState) -> [Bool] {
+        beacons(plan.beaconPlacements, in: state)
+    }
+
+    /// Whether `beacon` is on air in the sharing mode: the kernel holds its instance with its data.
+    public static func isOnAir(_ beacon: KernelInstancePlacement, in kernel: KernelAdvertisingInstances) -> Bool {
+        kernel.data[beacon.instance] == beacon.data
+    }
+
+    /// For each beacon of `plan`, in configuration order, whether the kernel holds it.
+    public static func beacons(_ plan: SharePlan, in kernel: KernelAdvertisingInstances) -> [Bool] {
+        plan.beaconPlacements.map { isOnAir($0, in: kernel) }
+    }
+}
+
+/// Where one beacon goes on air over raw HCI, and with which advertising data.
+public struct BeaconPlacement: Hashable, Sendable {
+    public var placement: ControllerAdvertisingState.Placement
+    public var data: [UInt8]
+
+    public init(_ placement: ControllerAdvertisingState.Placement, data: [UInt8]) {
+        self.placement = placement
+        self.data = data
+    }
+}
+
+/// Where one beacon goes on air in the sharing mode: its kernel advertising instance and its data.
+public struct KernelInstancePlacement: Hashable, Sendable {
+    public var instance: UInt8
+    public var data: [UInt8]
+
+    public init(instance: UInt8, data: [UInt8]) {
+        self.instance = instance
+        self.data = data
+    }
+}
+
+/// The kernel's advertising instances on one controller as the MGMT commands it accepted leave them
+/// (Add Advertising, Add Extended Advertising Parameters and Data, Remove Advertising; BlueZ
+/// doc/mgmt-api.txt): each instance and the advertising data it holds. Pure: commands in, state out.
+public struct KernelAdvertisingInstances: Hashable, Sendable {
+    /// Instance → its advertising data (empty: parameters added, no data yet).
+    public private(set) var data: [UInt8: [UInt8]] = [:]
+
+    public init() {}
+
+    /// Applies `command` as accepted (answered Success); other commands change nothing. Parameters
+    /// alone register the instance and leave the data it holds; Remove Advertising of instance 0
+    /// removes every instance.
+    public mutating func apply(_ command: MGMTCommand) {
+        guard let instance = command.instance else { return }
+        switch command.opcode {
+        case .addAdvertising, .addExtendedAdvertisingData:
+            data[instance] = command.advertisingData ?? []
+        case .addExtendedAdvertisingParameters:
+            if data[instance] == nil { data[instance] = [] }
+        case .removeAdvertising:
+            if instance == 0 { data = [:] } else { data[instance] = nil }
+        default:
+            break
+        }
+    }
+
+    /// The kernel removed `instance` (Advertising Removed: its duration ran out, another program).
+    public mutating func removed(_ instance: UInt8) { data[instance] = nil }
+}
+
+extension KioskPlan {
+    /// Where each configured beacon goes on air, in configuration order: its own set, or the one
+    /// rotated instance (the legacy instance or the rotation set) with its data in its turn.
+    public var beaconPlacements: [BeaconPlacement] {
+        switch layout {
+        case let .sets(handles):
+            return zip(advertised, handles).map { BeaconPlacement(.set($0.1), data: $0.0.beacon.advertisingData) }
+        case let .rotation(handle):
+            let placement: ControllerAdvertisingState.Placement = family == .legacy ? .legacy : .set(handle)
+            return advertised.map { BeaconPlacement(placement, data: $0.beacon.advertisingData) }
+        }
+    }
+}
+
+extension SharePlan {
+    /// Each configured beacon's instance and data, in configuration order.
+    public var beaconPlacements: [KernelInstancePlacement] {
+        zip(beacons, instances).map { KernelInstancePlacement(instance: $0.1, data: $0.0.beacon.advertisingData) }
+    }
+}
