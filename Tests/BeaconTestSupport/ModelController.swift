@@ -37,7 +37,7 @@ public final class ModelController: HCIChannel {
 
     /// Another program's command: applied to the state, and what a raw socket observing commands
     /// sees of it (the command, then its Command Complete).
-    public func foreign(_ c: HCICommand) -> [SessionInput] {
+    public func foreign(_ c: HCICommand) -> [ObservedPacket] {
         let status = state.execute(c)
         return [.observedCommand(c), .event(answer(c, status))]
     }

@@ -10,6 +10,11 @@ public struct LEMetaSubevent: RawRepresentable, Hashable, Sendable, CustomString
     public static let advertisingReport = LEMetaSubevent(rawValue: 0x02)
     /// LE Extended Advertising Report (§7.7.65.13).
     public static let extendedAdvertisingReport = LEMetaSubevent(rawValue: 0x0D)
+    /// LE Enhanced Connection Complete (§7.7.65.10).
+    public static let enhancedConnectionComplete = LEMetaSubevent(rawValue: 0x0A)
+    /// LE Advertising Set Terminated (§7.7.65.18): Status, Advertising_Handle, Connection_Handle,
+    /// Num_Completed_Extended_Advertising_Events.
+    public static let advertisingSetTerminated = LEMetaSubevent(rawValue: 0x12)
 
     static let names: [UInt8: String] = [
         0x01: "LE Connection Complete", 0x02: "LE Advertising Report", 0x0D: "LE Extended Advertising Report",

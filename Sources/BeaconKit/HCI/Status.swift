@@ -10,6 +10,8 @@ public struct Status: RawRepresentable, Hashable, Sendable, CustomStringConverti
     public static let commandDisallowed = Status(rawValue: 0x0C)
     public static let invalidHCICommandParameters = Status(rawValue: 0x12)
     public static let unsupportedFeatureOrParameterValue = Status(rawValue: 0x11)
+    /// Memory Capacity Exceeded: no free advertising set (Core spec Vol 1, Part F, §2.7).
+    public static let memoryCapacityExceeded = Status(rawValue: 0x07)
 
     /// The spec name, e.g. "Command Disallowed".
     public var name: String {

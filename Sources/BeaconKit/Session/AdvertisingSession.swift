@@ -1,72 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-/// Memory Capacity Exceeded: no free advertising set (Core spec Vol 1, Part F, §2.7).
-extension Status {
-    public static let memoryCapacityExceeded = Status(rawValue: 0x07)
-}
-
-extension LEMetaSubevent {
-    /// LE Enhanced Connection Complete (§7.7.65.10).
-    public static let enhancedConnectionComplete = LEMetaSubevent(rawValue: 0x0A)
-    /// LE Advertising Set Terminated (§7.7.65.18): Status, Advertising_Handle, Connection_Handle,
-    /// Num_Completed_Extended_Advertising_Events.
-    public static let advertisingSetTerminated = LEMetaSubevent(rawValue: 0x12)
-}
-
-/// What the pump hands the session: a packet from the controller or the kernel.
-public enum SessionInput: Hashable, Sendable {
-    /// An event: Command Complete/Status of another program's command, Hardware Error, LE Meta,
-    /// Disconnection Complete, or the kernel's stack-internal device event (up, down, unregistered).
-    case event(HCIEvent)
-    /// A command that another program or the kernel sent to the controller (the kernel copies it to
-    /// raw sockets whose filter admits command packets).
-    case observedCommand(HCICommand)
-}
-
-/// When the beacons are on air: a total duration and an on/off cycle (iOS enter/exit tests).
-public struct AdvertisingSchedule: Hashable, Sendable {
-    /// Stop after this long (ms); nil = until a signal.
-    public var durationMilliseconds: Int64?
-    public var cycle: Cycle?
-
-    public struct Cycle: Hashable, Sendable {
-        public var onMilliseconds: Int64
-        public var offMilliseconds: Int64
-        /// On/off pairs before the session ends; nil = forever.
-        public var count: Int?
-
-        public init(onMilliseconds: Int64, offMilliseconds: Int64, count: Int? = nil) {
-            self.onMilliseconds = onMilliseconds
-            self.offMilliseconds = offMilliseconds
-            self.count = count
-        }
-    }
-
-    public init(durationMilliseconds: Int64? = nil, cycle: Cycle? = nil) {
-        self.durationMilliseconds = durationMilliseconds
-        self.cycle = cycle
-    }
-
-    public var isEmpty: Bool { durationMilliseconds == nil && cycle == nil }
-
-    /// The phase changes from the start, in ms: `(at, on)`; the last entry with `on == false` and no
-    /// following entry ends the session (also at `durationMilliseconds`). At most `limit` entries.
-    public func phases(limit: Int = 64) -> [(at: Int64, on: Bool)] {
-        guard let cycle else { return [] }
-        var out: [(at: Int64, on: Bool)] = []
-        var t: Int64 = 0
-        var pairs = 0
-        while out.count < limit {
-            t += cycle.onMilliseconds
-            out.append((t, false))
-            pairs += 1
-            if let count = cycle.count, pairs >= count { break }
-            t += cycle.offMilliseconds
-            out.append((t, true))
-        }
-        return out
-    }
-}
-
 /// The advertising session of a kiosk: desired state = the beacons of a `KioskConfiguration`; the
 /// session puts them on air, keeps them there and takes them off.
 ///
@@ -371,7 +303,7 @@ public final class AdvertisingSession {
     // MARK: events
 
     /// One packet from the pump. Never throws: what goes wrong is logged and retried.
-    public func handle(_ input: SessionInput) {
+    public func handle(_ input: ObservedPacket) {
         guard phase != .stopped, phase != .idle else { return }
         switch input {
         case let .observedCommand(command):

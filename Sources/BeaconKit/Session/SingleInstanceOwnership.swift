@@ -15,7 +15,7 @@
 /// The legacy advertising instance as its other owner last wrote it: LE Set Random Address, LE Set
 /// Advertising Parameters, LE Set Advertising Data, LE Set Scan Response Data and LE Set Advertising
 /// Enable (Core spec Vol 4, Part E, §7.8.4–7.8.9), from the commands other programs and the kernel
-/// sent (`SessionInput.observedCommand`).
+/// sent (`ObservedPacket.observedCommand`).
 public struct ForeignLegacyAdvertising: Hashable, Sendable {
     public private(set) var randomAddress: HCICommand?
     public private(set) var parameters: HCICommand?

@@ -42,7 +42,7 @@ public final class HCICommandRunner {
     public private(set) var pendingSignal: Int32?
     /// Unrelated packets that arrived while waiting (LE Meta reports during scanning, other programs'
     /// commands and their answers, device events), oldest first.
-    public private(set) var unrelated: [SessionInput] = []
+    public private(set) var unrelated: [ObservedPacket] = []
     /// The events among `unrelated`.
     public var unrelatedEvents: [HCIEvent] {
         unrelated.compactMap { if case let .event(e) = $0 { return e } else { return nil } }
@@ -99,7 +99,7 @@ public final class HCICommandRunner {
     }
 
     /// Takes every packet kept while waiting for answers, in arrival order.
-    public func takeUnrelatedInputs() -> [SessionInput] {
+    public func takeUnrelatedInputs() -> [ObservedPacket] {
         defer { unrelated.removeAll() }
         return unrelated
     }
@@ -189,7 +189,7 @@ public final class HCICommandRunner {
 
     private func keep(_ event: HCIEvent) { keepInput(.event(event)) }
 
-    private func keepInput(_ input: SessionInput) {
+    private func keepInput(_ input: ObservedPacket) {
         if unrelated.count < unrelatedEventLimit { unrelated.append(input) }
     }
 }
