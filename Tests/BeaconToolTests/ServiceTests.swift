@@ -242,6 +242,26 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
         #expect(store.readAll().isEmpty)
     }
 
+    /// Each unit has its own runtime directory below /run/beacon-tx (`kiosk/`, `hciN/`): status
+    /// finds every device in them, whatever device the kiosk's config names, and removing one unit's
+    /// directory (systemd does on its stop) leaves the others' state.
+    @Test func everyUnitsOwnDirectoryIsRead() throws {
+        let base = temporaryDirectory() + "/beacon-tx"
+        for (sub, device) in [("kiosk", "hci2"), ("hci1", "hci1")] {
+            let dir = base + "/" + sub
+            #expect(mkdir(base, 0o755) == 0 || errno == EEXIST)
+            #expect(mkdir(dir, 0o755) == 0)
+            try StateStore(candidates: [dir]).write(SessionState(device: device, pid: 4242, onAir: true, status: "on air", family: .extended,
+                                                                 sets: [3], beacons: [entry], since: 1_800_000_000), into: dir)
+        }
+        let store = StateStore(candidates: [base])
+        #expect(store.readAll().map(\.device) == ["hci1", "hci2"])
+        #expect(store.readAll().map(\.path) == [base + "/hci1/hci1.json", base + "/kiosk/hci2.json"])
+        store.remove(device: "hci2", from: base + "/kiosk")
+        #expect(rmdir(base + "/kiosk") == 0)
+        #expect(store.readAll().map(\.device) == ["hci1"], "the kiosk's stop leaves hci1's state")
+    }
+
     @Test func badStateFilesNameTheField() throws {
         let good = SessionState(device: "hci1", pid: 7, onAir: false, status: "x", family: nil, since: 0).json
         func without(_ key: String, _ replacement: JSON? = nil) -> JSON {
