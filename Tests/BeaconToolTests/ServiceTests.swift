@@ -401,6 +401,37 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
     }
 }
 
+/// Waiting for an adapter that is late or missing is not hanging: the wait feeds systemd's watchdog
+/// (`WatchdogSec=` in the units) until the device timeout, then exits 69.
+@Suite struct WatchdogWhileWaitingTests {
+    @Test func aMissingAdapterIsWaitedForWithTheWatchdogFed() throws {
+        let listener = try NotifyListener()
+        let clock = TestClock()
+        let h = FakeHost(devices: [], channels: [:])
+        h.onWaitTimeout = { clock.milliseconds += Int64($0) }
+        let env = ["NOTIFY_SOCKET": listener.name, "WATCHDOG_USEC": "3000000", "WATCHDOG_PID": "4242"]
+        let r = tool(["start"] + goldenFlags + ["--device", "hci0", "--device-timeout", "5"], host: h, clock: clock, service: service(env))
+        #expect(r.code == 69, "\(r.err)")
+        // the 5 s wait in slices of the beat interval (half of WATCHDOG_USEC); the last one is what
+        // is left (the test clock also moves a little on its own)
+        #expect(h.log.count == 4 && h.log.prefix(3).allSatisfy { $0 == "wait for hci0 1500 ms" }, "\(h.log)")
+        let last = h.log.last.flatMap { Int($0.dropFirst("wait for hci0 ".count).dropLast(" ms".count)) } ?? 0
+        #expect(last > 400 && last <= 500, "\(h.log)")
+        let messages = listener.drain()
+        #expect(messages.filter { $0 == "WATCHDOG=1" }.count == 4, "one beat before each slice: \(messages)")
+        #expect(messages.first?.hasPrefix("READY=1\nSTATUS=waiting for hci0") == true, "\(messages)")
+    }
+
+    @Test func withoutAWatchdogTheWaitIsOneCall() {
+        let clock = TestClock()
+        let h = FakeHost(devices: [], channels: [:])
+        h.onWaitTimeout = { clock.milliseconds += Int64($0) }
+        let r = tool(["start"] + goldenFlags + ["--device", "hci0", "--device-timeout", "5"], host: h, clock: clock)
+        #expect(r.code == 69, "\(r.err)")
+        #expect(h.log == ["wait for hci0 5000 ms"])
+    }
+}
+
 @Suite struct StatusCommandTests {
     let entry = BeaconEntry(identifier: "lobby", uuid: ProximityUUID(Golden.uuidText)!, major: 1, minor: 2, measuredPower: -59)
 
