@@ -513,7 +513,9 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
             "Type=notify", "NotifyAccess=main", "ExecReload=kill -HUP $MAINPID",
             "Restart=on-failure", "RestartSec=3", "RestartPreventExitStatus=64 65 66 77 78 203 216 217 218 226 228 232",
             "Documentation=man:beacon-tx(1)",
-            "After=bluetooth.service", "Wants=bluetooth.service",
+            "After=bluetooth.service",
+            // issue 31: the watchdog shipped, a stop plan that fits, the exit-69 back-off (systemd 254+)
+            "WatchdogSec=30s", "TimeoutStopSec=90s", "RestartSteps=8", "RestartMaxDelaySec=5min",
             "DynamicUser=yes", "AmbientCapabilities=CAP_NET_RAW CAP_NET_ADMIN", "CapabilityBoundingSet=CAP_NET_RAW CAP_NET_ADMIN",
             "RestrictAddressFamilies=AF_BLUETOOTH AF_UNIX", "RuntimeDirectoryMode=0755", "StandardError=journal",
         ]
@@ -524,13 +526,17 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
             #expect(template.contains(line), "beacon-tx@.service lacks \(line)")
         }
         #expect(kiosk.contains("ExecStart=/usr/local/bin/beacon-tx start --config /etc/beacon-tx/kiosk.json --device-timeout 86400"))
-        #expect(kiosk.contains("RuntimeDirectory=beacon-tx"))
+        // each unit its own runtime directory: stopping one never removes another's state
+        #expect(kiosk.contains("RuntimeDirectory=beacon-tx/kiosk"))
         #expect(template.contains("ExecStart=/usr/local/bin/beacon-tx start --device %i --config /etc/beacon-tx/%i.json --device-timeout 86400"))
         #expect(template.contains("RuntimeDirectory=beacon-tx/%i"))
         // A late or missing adapter must not hold boot back: beacon-tx waits for it itself.
         #expect(!template.contains { $0.contains("sys-subsystem-bluetooth-devices") && !$0.hasPrefix("#") })
         for unit in [kiosk, template] {
             #expect(!unit.contains { $0.hasPrefix("Type=simple") || $0.hasPrefix("PrivateNetwork=yes") || $0.hasPrefix("PrivateUsers=yes") })
+            #expect(!unit.contains { $0.hasPrefix("Wants=bluetooth.service") }, "beacon-tx needs no bluetoothd: After= only")
+            #expect(!unit.contains { $0.hasPrefix("RuntimeDirectory=beacon-tx") && !$0.hasPrefix("RuntimeDirectory=beacon-tx/") },
+                    "/run/beacon-tx itself is no unit's: its stop would remove the other units' directories")
             #expect(!unit.contains { $0.contains("--detach") })
         }
     }
