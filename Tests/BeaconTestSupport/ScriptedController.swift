@@ -176,9 +176,15 @@ public final class FakeHost: HCIHost {
     /// What `waitForDevice` answers, in order (then `.timedOut`).
     public var deviceWaits: [DeviceWait] = []
 
+    /// Called with the timeout of each `waitForDevice` that times out (a test clock can move on).
+    public var onWaitTimeout: ((Int) -> Void)?
+
     public func waitForDevice(_ wanted: WantedDevice, timeoutMilliseconds: Int) throws(TransportError) -> DeviceWait {
         log.append("wait for \(wanted) \(timeoutMilliseconds) ms")
-        guard !deviceWaits.isEmpty else { return .timedOut }
+        guard !deviceWaits.isEmpty else {
+            onWaitTimeout?(timeoutMilliseconds)
+            return .timedOut
+        }
         let next = deviceWaits.removeFirst()
         if case let .returned(info) = next, let i = deviceList.firstIndex(where: { $0.id == info.id }) { deviceList[i] = info }
         else if case let .returned(info) = next { deviceList.append(info) }

@@ -242,6 +242,26 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
         #expect(store.readAll().isEmpty)
     }
 
+    /// Each unit has its own runtime directory below /run/beacon-tx (`kiosk/`, `hciN/`): status
+    /// finds every device in them, whatever device the kiosk's config names, and removing one unit's
+    /// directory (systemd does on its stop) leaves the others' state.
+    @Test func everyUnitsOwnDirectoryIsRead() throws {
+        let base = temporaryDirectory() + "/beacon-tx"
+        for (sub, device) in [("kiosk", "hci2"), ("hci1", "hci1")] {
+            let dir = base + "/" + sub
+            #expect(mkdir(base, 0o755) == 0 || errno == EEXIST)
+            #expect(mkdir(dir, 0o755) == 0)
+            try StateStore(candidates: [dir]).write(SessionState(device: device, pid: 4242, onAir: true, status: "on air", family: .extended,
+                                                                 sets: [3], beacons: [entry], since: 1_800_000_000), into: dir)
+        }
+        let store = StateStore(candidates: [base])
+        #expect(store.readAll().map(\.device) == ["hci1", "hci2"])
+        #expect(store.readAll().map(\.path) == [base + "/hci1/hci1.json", base + "/kiosk/hci2.json"])
+        store.remove(device: "hci2", from: base + "/kiosk")
+        #expect(rmdir(base + "/kiosk") == 0)
+        #expect(store.readAll().map(\.device) == ["hci1"], "the kiosk's stop leaves hci1's state")
+    }
+
     @Test func badStateFilesNameTheField() throws {
         let good = SessionState(device: "hci1", pid: 7, onAir: false, status: "x", family: nil, since: 0).json
         func without(_ key: String, _ replacement: JSON? = nil) -> JSON {
@@ -381,6 +401,37 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
     }
 }
 
+/// Waiting for an adapter that is late or missing is not hanging: the wait feeds systemd's watchdog
+/// (`WatchdogSec=` in the units) until the device timeout, then exits 69.
+@Suite struct WatchdogWhileWaitingTests {
+    @Test func aMissingAdapterIsWaitedForWithTheWatchdogFed() throws {
+        let listener = try NotifyListener()
+        let clock = TestClock()
+        let h = FakeHost(devices: [], channels: [:])
+        h.onWaitTimeout = { clock.milliseconds += Int64($0) }
+        let env = ["NOTIFY_SOCKET": listener.name, "WATCHDOG_USEC": "3000000", "WATCHDOG_PID": "4242"]
+        let r = tool(["start"] + goldenFlags + ["--device", "hci0", "--device-timeout", "5"], host: h, clock: clock, service: service(env))
+        #expect(r.code == 69, "\(r.err)")
+        // the 5 s wait in slices of the beat interval (half of WATCHDOG_USEC); the last one is what
+        // is left (the test clock also moves a little on its own)
+        #expect(h.log.count == 4 && h.log.prefix(3).allSatisfy { $0 == "wait for hci0 1500 ms" }, "\(h.log)")
+        let last = h.log.last.flatMap { Int($0.dropFirst("wait for hci0 ".count).dropLast(" ms".count)) } ?? 0
+        #expect(last > 400 && last <= 500, "\(h.log)")
+        let messages = listener.drain()
+        #expect(messages.filter { $0 == "WATCHDOG=1" }.count == 4, "one beat before each slice: \(messages)")
+        #expect(messages.first?.hasPrefix("READY=1\nSTATUS=waiting for hci0") == true, "\(messages)")
+    }
+
+    @Test func withoutAWatchdogTheWaitIsOneCall() {
+        let clock = TestClock()
+        let h = FakeHost(devices: [], channels: [:])
+        h.onWaitTimeout = { clock.milliseconds += Int64($0) }
+        let r = tool(["start"] + goldenFlags + ["--device", "hci0", "--device-timeout", "5"], host: h, clock: clock)
+        #expect(r.code == 69, "\(r.err)")
+        #expect(h.log == ["wait for hci0 5000 ms"])
+    }
+}
+
 @Suite struct StatusCommandTests {
     let entry = BeaconEntry(identifier: "lobby", uuid: ProximityUUID(Golden.uuidText)!, major: 1, minor: 2, measuredPower: -59)
 
@@ -462,7 +513,9 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
             "Type=notify", "NotifyAccess=main", "ExecReload=kill -HUP $MAINPID",
             "Restart=on-failure", "RestartSec=3", "RestartPreventExitStatus=64 65 66 77 78 203 216 217 218 226 228 232",
             "Documentation=man:beacon-tx(1)",
-            "After=bluetooth.service", "Wants=bluetooth.service",
+            "After=bluetooth.service",
+            // issue 31: the watchdog shipped, a stop plan that fits, the exit-69 back-off (systemd 254+)
+            "WatchdogSec=30s", "TimeoutStopSec=90s", "RestartSteps=8", "RestartMaxDelaySec=5min",
             "DynamicUser=yes", "AmbientCapabilities=CAP_NET_RAW CAP_NET_ADMIN", "CapabilityBoundingSet=CAP_NET_RAW CAP_NET_ADMIN",
             "RestrictAddressFamilies=AF_BLUETOOTH AF_UNIX", "RuntimeDirectoryMode=0755", "StandardError=journal",
         ]
@@ -473,13 +526,17 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
             #expect(template.contains(line), "beacon-tx@.service lacks \(line)")
         }
         #expect(kiosk.contains("ExecStart=/usr/local/bin/beacon-tx start --config /etc/beacon-tx/kiosk.json --device-timeout 86400"))
-        #expect(kiosk.contains("RuntimeDirectory=beacon-tx"))
+        // each unit its own runtime directory: stopping one never removes another's state
+        #expect(kiosk.contains("RuntimeDirectory=beacon-tx/kiosk"))
         #expect(template.contains("ExecStart=/usr/local/bin/beacon-tx start --device %i --config /etc/beacon-tx/%i.json --device-timeout 86400"))
         #expect(template.contains("RuntimeDirectory=beacon-tx/%i"))
         // A late or missing adapter must not hold boot back: beacon-tx waits for it itself.
         #expect(!template.contains { $0.contains("sys-subsystem-bluetooth-devices") && !$0.hasPrefix("#") })
         for unit in [kiosk, template] {
             #expect(!unit.contains { $0.hasPrefix("Type=simple") || $0.hasPrefix("PrivateNetwork=yes") || $0.hasPrefix("PrivateUsers=yes") })
+            #expect(!unit.contains { $0.hasPrefix("Wants=bluetooth.service") }, "beacon-tx needs no bluetoothd: After= only")
+            #expect(!unit.contains { $0.hasPrefix("RuntimeDirectory=beacon-tx") && !$0.hasPrefix("RuntimeDirectory=beacon-tx/") },
+                    "/run/beacon-tx itself is no unit's: its stop would remove the other units' directories")
             #expect(!unit.contains { $0.contains("--detach") })
         }
     }

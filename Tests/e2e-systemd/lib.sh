@@ -139,7 +139,7 @@ config_restore() { [ ! -e "$1.e2e-orig" ] || mv -f "$1.e2e-orig" "$1"; }
 # rx_start hciN: an extended-scan receiver on hciN (raw HCI, independent of beacon-tx and
 # bluetoothd) that re-enables its scan every 0.5 s (btvirt forwards adverts only on enable
 # events) and is restarted when its controller goes away (power off, bluetoothd restart).
-# Reports append to $E2E_OUT/rx-hciN.txt. Returns once it scans.
+# Reports append to $E2E_OUT/rx-hciN.txt (with RX_CLOCK=1 each stamped t=EPOCH). Returns once it scans.
 RX_DEV=
 rx_start() {
   RX_DEV=$1
@@ -149,7 +149,7 @@ rx_start() {
   (
     trap 'kill "$p" 2> /dev/null; exit 0' TERM
     while :; do
-      "${PY[@]}" "$BED/tools/rawscan.py" --mode extended --reenable 0.5 "$1" >> "$RX_FILE" 2>&1 &
+      "${PY[@]}" "$BED/tools/rawscan.py" --mode extended --reenable 0.5 ${RX_CLOCK:+--clock} "$1" >> "$RX_FILE" 2>&1 &
       p=$!
       rc=0; wait "$p" || rc=$?   # under set -e a bare failing wait ended the loop it is meant to keep
       echo "# receiver exited ($rc), restarting" >> "$RX_FILE"

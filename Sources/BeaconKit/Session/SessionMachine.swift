@@ -272,12 +272,13 @@ public struct SessionMachine: Sendable {
     }
 
     /// Doing what it was asked to do, for the watchdog, from the phase alone: on air, off by the
-    /// schedule, or waiting for a re-arm it has scheduled itself (every such phase has one). Down,
-    /// unplugged, or connected: waiting for someone else.
+    /// schedule, waiting for a re-arm it has scheduled itself (every such phase has one), or waiting
+    /// for someone else: down (an administrator's power off), unplugged, or connected. Waiting is
+    /// not hanging (issue 31): only a process that stops passing its wait is restarted.
     public var isHealthy: Bool {
         switch phase {
-        case .onAir, .offPhase, .disrupted, .awaitingReset, .retrying, .yielding: return true
-        case .idle, .deviceDown, .connected, .unplugged, .stopped: return false
+        case .onAir, .offPhase, .disrupted, .awaitingReset, .retrying, .yielding, .deviceDown, .connected, .unplugged: return true
+        case .idle, .stopped: return false
         }
     }
 

@@ -134,8 +134,7 @@ struct DeviceSession {
             if !info.isUp {
                 let left = max(0, budget - (ctx.monotonicMilliseconds() - started))
                 let settle = Int(min(Int64(appearSettleMilliseconds), left))
-                let up: DeviceWait
-                do { up = try host.waitForDevice(.indexUp(info.id), timeoutMilliseconds: settle) } catch { throw CLIError(error) }
+                let up = try waitBeating(host, .indexUp(info.id), timeoutMilliseconds: Int64(settle), ctx)
                 if case let .signal(n) = up {
                     ctx.note("signal \(n) while waiting for \(info.name); nothing was changed")
                     return nil
@@ -153,11 +152,30 @@ struct DeviceSession {
                      _ ctx: ToolContext) throws(CLIError) -> DeviceWait {
         var left = budget
         while true {
-            let outcome: DeviceWait
-            do { outcome = try host.waitForDevice(wanted, timeoutMilliseconds: Int(clamping: left)) } catch { throw CLIError(error) }
+            let outcome = try waitBeating(host, wanted, timeoutMilliseconds: left, ctx)
             guard outcome == .signal(SessionLoop.sighup) else { return outcome }
             hangup()
             left = max(0, budget - (ctx.monotonicMilliseconds() - started))
+        }
+    }
+
+    /// `host.waitForDevice` up to `timeoutMilliseconds` (-1: no limit) that keeps systemd's watchdog
+    /// fed (`WatchdogSec=`): waiting for an adapter that is late, missing, blocked or unplugged is
+    /// the session doing what it was asked, not hanging. The wait is cut into slices of the beat
+    /// interval (half of `$WATCHDOG_USEC`), with `WATCHDOG=1` after each; one slice without it.
+    static func waitBeating(_ host: HCIHost, _ wanted: WantedDevice, timeoutMilliseconds: Int64,
+                            _ ctx: ToolContext) throws(CLIError) -> DeviceWait {
+        let notifier = ctx.service.notifier
+        guard let beat = notifier.watchdogIntervalMilliseconds.map(Int64.init), beat > 0 else {
+            do { return try host.waitForDevice(wanted, timeoutMilliseconds: Int(clamping: timeoutMilliseconds)) } catch { throw CLIError(error) }
+        }
+        let started = ctx.monotonicMilliseconds()
+        while true {
+            notifier.watchdog()
+            let left = timeoutMilliseconds < 0 ? beat : max(0, timeoutMilliseconds - (ctx.monotonicMilliseconds() - started))
+            let outcome: DeviceWait
+            do { outcome = try host.waitForDevice(wanted, timeoutMilliseconds: Int(clamping: min(left, beat))) } catch { throw CLIError(error) }
+            guard outcome == .timedOut, timeoutMilliseconds < 0 || left > beat else { return outcome }
         }
     }
 

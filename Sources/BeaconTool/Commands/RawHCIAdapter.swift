@@ -104,10 +104,7 @@ final class RawHCIAdapter: SessionAdapter {
         // adapter came back as hci1) and of its lock; both are taken again when it returns.
         session.channel.close()
         session.lock?.release()
-        let outcome: DeviceWait
-        do { outcome = try session.host.waitForDevice(.address(address), timeoutMilliseconds: timeoutMilliseconds) } catch {
-            throw CLIError(error)
-        }
+        let outcome = try DeviceSession.waitBeating(session.host, .address(address), timeoutMilliseconds: Int64(timeoutMilliseconds), ctx)
         switch outcome {
         case let .returned(info):
             ctx.note("\(address) is back as \(info.name); re-arming")

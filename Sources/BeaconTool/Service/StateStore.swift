@@ -6,14 +6,16 @@ import SystemCalls
 
 /// Where the foreground session keeps its state files (one per device, `hciN.json`) and where
 /// `beacon-tx status` looks for them. Candidate directories, in order:
-/// 1. `$RUNTIME_DIRECTORY` (systemd's `RuntimeDirectory=beacon-tx`: `/run/beacon-tx`);
+/// 1. `$RUNTIME_DIRECTORY` (the units' own directory below `/run/beacon-tx`: `kiosk/` for
+///    `beacon-tx.service`, `hciN/` for `beacon-tx@hciN`);
 /// 2. `/run/beacon-tx` (root; created when missing);
 /// 3. `$XDG_RUNTIME_DIR/beacon-tx` (a user's own session, e.g. `/run/user/1000/beacon-tx`).
 ///
 /// The session writes into the first candidate it can write to (creating the last path
 /// component, mode 0755) and removes its file when it stops cleanly. `status` reads every
-/// candidate, and in each also `hciN/hciN.json` (the template unit `beacon-tx@hciN` has
-/// `RuntimeDirectory=beacon-tx/hciN`); a device found twice is reported from the first.
+/// candidate, and in each also the `hciN.json` files of its instance directories (`kiosk/` and
+/// `hciN/`: each unit has its own, so that stopping one unit, which removes its directory, never
+/// removes another's state); a device found twice is reported from the first.
 ///
 /// Files are written whole to `hciN.json.tmp` and renamed over `hciN.json` (readers never see
 /// half a file), mode 0644 whatever the umask (`UMask=0077` in the unit) so that an operator
@@ -49,7 +51,7 @@ struct StateStore {
         var found: [String: String] = [:]
         for dir in candidates {
             var places = [dir]
-            for sub in Self.listing(dir).sorted() where Self.deviceNumber(sub) != nil { places.append(dir + "/" + sub) }
+            for sub in Self.listing(dir).sorted() where Self.isInstanceDirectory(sub) { places.append(dir + "/" + sub) }
             for place in places {
                 for name in Self.listing(place).sorted() where name.hasSuffix(".prom") {
                     let device = String(name.dropLast(5))
@@ -108,23 +110,29 @@ struct StateStore {
         var state: Result<SessionState, StateFileError>
     }
 
-    /// Every `hciN.json` in the candidates, sorted by device number; the first directory wins.
+    /// The directory of the kiosk unit (`beacon-tx.service`) below `/run/beacon-tx`; its device is
+    /// the config's, so the directory is not named after one.
+    static let kioskDirectory = "kiosk"
+
+    /// Whether `name`, in a candidate directory, is a unit's own directory (`kiosk`, `hciN`).
+    static func isInstanceDirectory(_ name: String) -> Bool {
+        name == kioskDirectory || deviceNumber(name) != nil
+    }
+
+    /// Every `hciN.json` in the candidates and their instance directories, sorted by device number;
+    /// the first directory wins.
     func readAll() -> [Entry] {
         var entries: [String: Entry] = [:]
-        for dir in candidates {
-            for name in Self.listing(dir).sorted() {
-                let device: String
-                let path: String
-                if name.hasSuffix(".json") {
-                    device = String(name.dropLast(5))
-                    path = dir + "/" + name
-                } else {
-                    device = name
-                    path = dir + "/" + name + "/" + Self.fileName(device: name)
-                    guard access(path, F_OK) == 0 else { continue }
+        for base in candidates {
+            let names = Self.listing(base).sorted()
+            let dirs = [base] + names.filter(Self.isInstanceDirectory).map { base + "/" + $0 }
+            for dir in dirs {
+                for name in (dir == base ? names : Self.listing(dir).sorted()) where name.hasSuffix(".json") {
+                    let device = String(name.dropLast(5))
+                    guard Self.deviceNumber(device) != nil, entries[device] == nil else { continue }
+                    let path = dir + "/" + name
+                    entries[device] = Entry(device: device, path: path, state: Self.read(path))
                 }
-                guard Self.deviceNumber(device) != nil, entries[device] == nil else { continue }
-                entries[device] = Entry(device: device, path: path, state: Self.read(path))
             }
         }
         return entries.values.sorted { (Self.deviceNumber($0.device) ?? 0) < (Self.deviceNumber($1.device) ?? 0) }
