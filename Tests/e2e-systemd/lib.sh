@@ -108,6 +108,22 @@ kiosk_heard() {
   expect_heard 10 "${ids[@]}"
 }
 
+# kiosk_with_watchdog SEC: the packaged kiosk restarted with a runtime drop-in WatchdogSec=SEC (the
+# shipped 30 s would make a watchdog scenario slow), removed again at the scenario's exit; on air.
+kiosk_with_watchdog() {
+  WATCHDOG_DROPIN=/run/systemd/system/beacon-tx.service.d/e2e-watchdog.conf
+  package_installed || package_install
+  mkdir -p "${WATCHDOG_DROPIN%/*}"
+  printf '[Service]\nWatchdogSec=%s\n' "$1" > "$WATCHDOG_DROPIN"
+  systemctl daemon-reload
+  systemctl reset-failed beacon-tx.service 2> /dev/null || true
+  systemctl restart beacon-tx.service
+  trap '_watchdog_cleanup; _e2e_exit' EXIT
+  expect_prop beacon-tx.service WatchdogUSec "$1"
+  kiosk_heard
+}
+_watchdog_cleanup() { rm -f "$WATCHDOG_DROPIN"; systemctl daemon-reload; systemctl restart beacon-tx.service || true; }
+
 # hci_up hciN [SECS]: waits (default 15 s) until hciN exists and is UP.
 hci_up() { wait_until "${2:-15}" _hci_is_up "$1" || fail "$1 is not up: $(hciconfig "$1" 2>&1 | head -n 3)"; }
 _hci_is_up() { [ -e "/sys/class/bluetooth/$1" ] && [[ $(hciconfig "$1" 2> /dev/null) == *"UP RUNNING"* ]]; }

@@ -122,19 +122,11 @@ public final class AdvertisingSession {
     /// handled inside the effect. The pump hears of a phase change once the queue is empty: "off"
     /// after the disable was sent, "on air" after the re-arm.
     private func send(_ input: SessionMachine.Input) {
-        queue.append(input)
-        guard !draining else { return }
-        draining = true
         let before = (machine.phase, machine.rearmCount)
-        while !queue.isEmpty {
-            let next = queue.removeFirst()
-            for effect in machine.step(next, now: now()) { perform(effect) }
-        }
-        draining = false
+        guard inputs.send(input, step: { self.machine.step($0, now: self.now()) }, perform: perform) else { return }
         if machine.phase != before.0 || machine.rearmCount != before.1 { onPhaseChange?(machine.phase) }
     }
-    private var queue: [SessionMachine.Input] = []
-    private var draining = false
+    private let inputs = MachineInputQueue()
     private var cycleHandBackNoted = false
 
     private func perform(_ effect: SessionMachine.Effect) {

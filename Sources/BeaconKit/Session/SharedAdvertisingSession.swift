@@ -109,21 +109,13 @@ public final class SharedAdvertisingSession {
     /// One input to the machine and its effects, queued: an effect's outcome is the next input, never
     /// handled inside the effect.
     private func send(_ input: SessionMachine.Input) {
-        queue.append(input)
-        guard !draining else { return }
-        draining = true
         let before = (machine.phase, machine.rearmCount)
-        while !queue.isEmpty {
-            let next = queue.removeFirst()
-            for effect in machine.step(next, now: now()) { perform(effect) }
-        }
-        draining = false
+        guard inputs.send(input, step: { self.machine.step($0, now: self.now()) }, perform: perform) else { return }
         if machine.phase != before.0 || machine.rearmCount != before.1 { onPhaseChange?(machine.phase) }
     }
     /// Called on every phase change and re-add (sd_notify STATUS, state file), once the effects are done.
     public var onPhaseChange: ((SessionPhase) -> Void)?
-    private var queue: [SessionMachine.Input] = []
-    private var draining = false
+    private let inputs = MachineInputQueue()
 
     private func perform(_ effect: SessionMachine.Effect) {
         switch effect {

@@ -7,17 +7,7 @@
 # heard again are noted.
 . "$BED/lib.sh"
 
-dropin=/run/systemd/system/beacon-tx.service.d/e2e-watchdog.conf
-cleanup() { rm -f "$dropin"; systemctl daemon-reload; systemctl restart beacon-tx.service || true; }
-package_installed || package_install
-mkdir -p "${dropin%/*}"
-printf '[Service]\nWatchdogSec=4s\n' > "$dropin"
-systemctl daemon-reload
-systemctl reset-failed beacon-tx.service 2> /dev/null || true
-systemctl restart beacon-tx.service
-trap 'cleanup; _e2e_exit' EXIT
-expect_prop beacon-tx.service WatchdogUSec 4s
-kiosk_heard
+kiosk_with_watchdog 4s
 expect_prop beacon-tx.service NRestarts 0
 journal_mark
 step "SIGSTOP $pid"
