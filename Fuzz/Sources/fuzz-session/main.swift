@@ -6,7 +6,7 @@ import FuzzSupport
 import Glibc
 #endif
 
-/// The session against a behavioural controller (`ModelController`, answering from
+/// Two modes (see the end). The raw-HCI one: the session against a behavioural controller (`ModelController`, answering from
 /// `ControllerAdvertisingState`) while another program sends it random advertising commands.
 ///
 /// Input: byte 0 picks the kiosk (1–4 beacons, connectable, rotation dwell), byte 1 the controller's
@@ -26,7 +26,7 @@ let caps: ControllerCapabilities = {
 }()
 let uuid = ProximityUUID(bytes: [0xE2, 0xC5, 0x6D, 0xB5, 0xDF, 0xFB, 0x48, 0xD2, 0xB0, 0x60, 0xD0, 0xF5, 0xA7, 0x10, 0x96, 0xE0])!
 
-exit(fuzzMain { input in
+func fuzzRawHCI(_ input: [UInt8]) {
     guard input.count >= 2 else { return }
     var rest = input.dropFirst(2)
     func take(_ n: Int) -> [UInt8] {
@@ -122,4 +122,16 @@ exit(fuzzMain { input in
     let ours = Set((0..<max(1, plan.rotationSteps.count)).flatMap { plan.desiredState(rotationIndex: $0).onAir(plan.placements).values.map(\.data) })
     let left = model.state.onAir(plan.placements).filter { $0.value.enabled && ours.contains($0.value.data) }
     require(left.isEmpty, "ours still on air after stop: \(left)")
+}
+
+/// The mode: an input starting with "S" (0x53) drives the sharing mode (Share.swift), any other the
+/// raw-HCI session. FUZZ_SESSION_MODE=hci or share pins one (for the per-mode figures).
+let pinned = getenv("FUZZ_SESSION_MODE").map { String(cString: $0) }
+exit(fuzzMain { input in
+    let share = input.first == UInt8(ascii: "S")
+    switch pinned {
+    case "share": fuzzShare(share ? input.dropFirst() : input[...])
+    case "hci": if !share { fuzzRawHCI(input) }
+    default: if share { fuzzShare(input.dropFirst()) } else { fuzzRawHCI(input) }
+    }
 })
