@@ -197,6 +197,8 @@ public struct SessionMachine: Sendable {
         public var switchAt: Int64?
         public var isOff = false
         public var pairsDone = 0
+        /// An off phase whose disable failed: when it is tried again.
+        public var disableRetryAt: Int64?
     }
 
     /// What the session observed, or the outcome of an effect it carried out.
@@ -236,6 +238,9 @@ public struct SessionMachine: Sendable {
         /// Another owner writes our single legacy instance (its commands were seen, or the kernel has
         /// advertising instances on it): from now on, each off phase hands the instance back.
         case otherOwnerOfInstance
+        /// Outcome of `Effect.disableForCycle`: it failed; tried again after `retryMilliseconds` while
+        /// the off phase lasts.
+        case disableFailed
         case stopped
     }
 
@@ -268,7 +273,7 @@ public struct SessionMachine: Sendable {
 
     /// When the pump must deliver `.timer`; nil = no timer (an idle kiosk sleeps).
     public var nextDeadline: Int64? {
-        [nextRotationAt, pendingRearm?.at, clock.switchAt, clock.endAt].compactMap { $0 }.min()
+        [nextRotationAt, pendingRearm?.at, clock.switchAt, clock.endAt, clock.disableRetryAt].compactMap { $0 }.min()
     }
 
     /// Doing what it was asked to do, for the watchdog, from the phase alone: on air, off by the
@@ -404,6 +409,9 @@ public struct SessionMachine: Sendable {
         case .otherOwnerOfInstance:
             instanceHasOtherOwner = true
             return []
+        case .disableFailed:
+            if clock.isOff { clock.disableRetryAt = now + retryMilliseconds }
+            return []
         case .stopped:
             phase = .stopped
             nextRotationAt = nil
@@ -434,6 +442,10 @@ public struct SessionMachine: Sendable {
         }
         var effects: [Effect] = []
         if let at = clock.switchAt, at <= t { effects += switchPhase(at: at, now: t) }
+        if let at = clock.disableRetryAt, at <= t {
+            clock.disableRetryAt = nil
+            if clock.isOff { effects.append(.disableForCycle) }
+        }
         if let due = pendingRearm, due.at <= t {
             pendingRearm = nil
             effects += rearm(due.cause, takeover: due.takeover, now: t)
@@ -465,6 +477,7 @@ public struct SessionMachine: Sendable {
             return instanceHasOtherOwner ? [.disableForCycle, .handBackInstance] : [.disableForCycle]
         }
         clock.isOff = false
+        clock.disableRetryAt = nil
         clock.switchAt = scheduled + cycle.onMilliseconds
         return rearm(.cycleOn(milliseconds: cycle.onMilliseconds), now: now)
     }

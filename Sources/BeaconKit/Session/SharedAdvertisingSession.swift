@@ -95,6 +95,22 @@ public final class SharedAdvertisingSession {
         }
     }
 
+    /// Instances that hold beacons no longer ours (a reload dropped them, or put the previous beacons
+    /// back) whose Remove Advertising failed or is still to come: removed before the next re-add.
+    private var orphans: [UInt8] = []
+
+    /// Remove Advertising of the orphans, in order; one already gone (Invalid Parameters) counts as removed.
+    private func removeOrphans() throws(ShareError) {
+        while let instance = orphans.first {
+            let status: MGMTStatus
+            do { (status, _) = try runner.send(.removeAdvertising(index: plan.index, instance: instance)) } catch { throw .mgmt(error) }
+            guard status == .success || status == .invalidParameters else {
+                throw .mgmt(.commandFailed(opcode: .removeAdvertising, index: plan.index, status: status))
+            }
+            orphans.removeFirst()
+        }
+    }
+
     /// Remove Advertising of our instances; one already gone (Invalid Parameters) counts as removed.
     func removeOurs() throws(ShareError) {
         for command in plan.stop {
@@ -121,13 +137,17 @@ public final class SharedAdvertisingSession {
         switch effect {
         case let .rearm(cause, started, _):
             do throws(ShareError) {
+                try removeOrphans()
                 for i in plan.beacons.indices { try add(i) }
                 send(.rearmed(cause, started: started, rotationIndex: 0))
             } catch {
                 send(.failed(cause, .shared(error), deviceDown: false))
             }
         case .disableForCycle:
-            do { try removeOurs() } catch { log("cycle: removing our instances failed: \(error)") }
+            do { try removeOurs() } catch {
+                log("cycle: removing our instances failed: \(error); retrying in \(machine.retryMilliseconds) ms")
+                send(.disableFailed)
+            }
         case .handBackInstance, .rotate, .reenable:
             break  // the kernel writes its own instances and rotates ours; no connection is ours to follow
         case let .note(.rearmed(cause, ms)):
@@ -201,7 +221,7 @@ public final class SharedAdvertisingSession {
         let old = plan
         plan = SharePlan(index: old.index, beacons: beacons, instances: instances, dwellMilliseconds: dwellMilliseconds, method: old.method)
         let durationChanged = plan.durationSeconds != old.durationSeconds
-        // Off by the schedule (or the device gone): the new beacons go on air with the next re-add.
+        // Off by the schedule (or the device gone or down): the new beacons go on air with the next re-add.
         let offAir = machine.isScheduledOff || machine.isDown
         for i in beacons.indices {
             if i < old.beacons.count {
@@ -210,22 +230,37 @@ public final class SharedAdvertisingSession {
             } else {
                 summary.added += 1
             }
-            if !offAir { try add(i) }
         }
-        for instance in old.instances.dropFirst(beacons.count) {
+        // The dropped beacons' instances go now, also while the device is down or off by the schedule
+        // (the kernel keeps instances without a timeout through a power-off); once it was unregistered
+        // the kernel has forgotten them.
+        let dropped = Array(old.instances.dropFirst(beacons.count))
+        summary.removed = dropped.count
+        if machine.phase != .unplugged { orphans += dropped }
+        do throws(ShareError) {
             if !offAir {
-                do { _ = try runner.send(.removeAdvertising(index: old.index, instance: instance)) } catch { throw .mgmt(error) }
+                for i in beacons.indices where i >= old.beacons.count || old.beacons[i] != beacons[i] || durationChanged { try add(i) }
             }
-            summary.removed += 1
+            try removeOrphans()
+        } catch {
+            // The previous beacons stay on air: their plan again, the instances only the new one took
+            // are removed, and a re-add of the previous beacons comes now (retried every second until
+            // it succeeds), so that the kernel holds exactly them.
+            orphans = orphans.filter { !old.instances.contains($0) } + instances.filter { !old.instances.contains($0) }
+            plan = old
+            if !offAir { send(.rearmNow(.reloadFailed)) }
+            throw error
         }
         return summary
     }
 
     /// Remove Advertising of our instances (in an off phase they are already gone: Invalid Parameters
-    /// counts as removed); nothing when the device is gone or down (the kernel forgot them).
+    /// counts as removed), and of the orphans; also while the device is down (the kernel keeps instances
+    /// without a timeout through a power-off); nothing once it was unregistered (the kernel forgot them).
     public func stop() throws(ShareError) {
         defer { send(.stopped) }
-        guard !machine.isDown, machine.phase != .idle else { return }
+        guard machine.phase != .unplugged, machine.phase != .idle else { return }
         try removeOurs()
+        try removeOrphans()
     }
 }
