@@ -49,7 +49,14 @@ final class ModelKernel: MGMTChannel {
     }
 
     private func answer(_ c: MGMTCommand) -> (MGMTStatus, [UInt8]) {
-        if !failures.isEmpty { return (failures.removeFirst(), []) }
+        if !failures.isEmpty {
+            // The kernel answers Remove Advertising with Invalid Parameters only for an instance it
+            // does not have (the session counts that as removed): for one it has, the injected
+            // failure is a plain Failed.
+            let status = failures.removeFirst()
+            let existing = c.opcode == .removeAdvertising && (c.instance ?? 0) != 0 && instances[c.instance ?? 0] != nil
+            return (status == .invalidParameters && existing ? .failed : status, [])
+        }
         guard present, c.index == 0 else { return (.invalidIndex, []) }
         let instance = c.instance ?? 0
         let valid = instance >= 1 && instance <= Self.maxInstances
