@@ -284,7 +284,15 @@ extension StatusCommandTests {
         try "{}".write(toFile: state + "/hci0.json.prom.tmp", atomically: true, encoding: .utf8)
         let foreign = "node_apt_upgrades_pending 0\n"
         try foreign.write(toFile: out + "/apt.prom", atomically: true, encoding: .utf8)
-        let svc = service([:], stateDirectory: state, alive: [])
+        // Running sessions (their state files, live pids) for hci0–hci3; hci4's session was killed
+        // (SIGKILL leaves the state file and the metrics file): its file is not published.
+        let store = StateStore(candidates: [state])
+        for (n, pid) in [(0, 100), (1, 100), (2, 100), (3, 100), (4, 4242)] as [(Int, Int32)] {
+            try store.write(SessionState(device: "hci\(n)", pid: pid, onAir: true, status: "on air", family: .extended,
+                                         sets: [239], beacons: [], since: 1_800_000_000), into: n == 1 || n == 3 ? state + "/hci\(n)" : state)
+        }
+        try "beacon_tx_session_up{device=\"hci4\"} 1\n".write(toFile: state + "/hci4.prom", atomically: true, encoding: .utf8)
+        let svc = service([:], stateDirectory: state, alive: [100])
         let file = out + "/beacon-tx-status.prom"
 
         let r = tool(["status", "--metrics", file], service: svc)
@@ -294,6 +302,7 @@ extension StatusCommandTests {
         #expect(try String(contentsOfFile: out + "/beacon-tx-hci1.prom", encoding: .utf8)
                 == "# beacon-tx status: published from \(state)/hci1/hci1.prom\n" + instance)
         #expect(!fm.fileExists(atPath: out + "/beacon-tx-hci2.prom") && !fm.fileExists(atPath: out + "/beacon-tx-hci3.prom"))
+        #expect(!fm.fileExists(atPath: out + "/beacon-tx-hci4.prom"), "a killed session's file is not published")
         #expect(!fm.fileExists(atPath: out + "/other.prom") && !fm.fileExists(atPath: out + "/beacon-tx-other.prom"), "only the sessions' files")
         #expect(r.err == """
             beacon-tx: metrics file \(state)/hci2.prom not published: not readable by everyone (mode 600)

@@ -120,7 +120,7 @@ enum StatusCommand: Subcommand {
             rows += latchedDown(in: file, besides: rows)
             rows.sort { (StateStore.deviceNumber($0.device) ?? 0) < (StateStore.deviceNumber($1.device) ?? 0) }
             try AtomicFile.write(Array(prometheus(rows, now: ctx.wallClockSeconds()).utf8), to: file, what: "metrics file")
-            MetricsPublisher.publish(from: store, besides: file).forEach(ctx.warn)
+            MetricsPublisher.publish(from: store, besides: file, running: Set(rows.filter(\.running).map(\.device))).forEach(ctx.warn)
             return .success
         }
         if format == "prometheus" {

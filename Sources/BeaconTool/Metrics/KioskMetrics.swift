@@ -162,6 +162,9 @@ final class KioskMetricsFile {
         metrics = KioskMetrics(device: device, started: now, lastChange: now)
         guard let target = path ?? Self.spoolPath(device, ctx) else { return nil }
         self.path = target
+        // With a FILE of its own, the state directory's file for this device can only be a killed
+        // session's (one session per device): gone, so that status does not publish it as ours.
+        if path != nil, let spool = Self.spoolPath(device, ctx), spool != target { unlink(spool.display) }
     }
 
     /// FILE; without one, the state directory's file; nil when there is neither.

@@ -23,12 +23,14 @@ enum MetricsPublisher {
     /// The published name of `device`'s file.
     static func publishedName(device: String) -> String { "beacon-tx-" + StateStore.metricsFileName(device: device) }
 
-    /// Publishes into the directory of `statusFile`; returns one warning per file it could not handle.
-    static func publish(from store: StateStore, besides statusFile: FilePath) -> [String] {
+    /// Publishes into the directory of `statusFile` the files of the sessions still `running` (a
+    /// session killed with SIGKILL leaves its file behind: its beacons are not on air, and its copy is
+    /// removed like that of a file that has gone); returns one warning per file it could not handle.
+    static func publish(from store: StateStore, besides statusFile: FilePath, running: Set<String>) -> [String] {
         let (dir, own) = split(statusFile)
         var warnings: [String] = []
         var names = Set<String>()
-        for source in store.metricsFiles() where !sameDirectory(split(FilePath(source.path)).directory, dir) {
+        for source in store.metricsFiles() where running.contains(source.device) && !sameDirectory(split(FilePath(source.path)).directory, dir) {
             let name = publishedName(device: source.device)
             guard name != own else { continue }
             names.insert(name)
