@@ -131,6 +131,19 @@ _hci_is_up() { [ -e "/sys/class/bluetooth/$1" ] && [[ $(hciconfig "$1" 2> /dev/n
 # config_ids FILE: the beacons of FILE, one per line: UUIDHEX-MAJOR-MINOR (tools/config.py).
 config_ids() { "${PY[@]}" "$BED/tools/config.py" ids "$1"; }
 
+# template_config hciN MAJOR: writes /etc/beacon-tx/hciN.json for beacon-tx@hciN from the kiosk's
+# config, on hciN, the majors MAJOR, MAJOR+1, …; sets `conf` (its path) and `ids` (its beacons).
+template_config() {
+  local i n sets=() tmp
+  conf=/etc/beacon-tx/$1.json
+  cp "$KIOSK" "$conf"
+  n=$(config_ids "$conf" | wc -l)
+  for ((i = 0; i < n; i++)); do sets+=("beacons.$i.major=$(($2 + i))"); done
+  tmp=$("${PY[@]}" "$BED/tools/config.py" set "$conf" device="\"$1\"" "${sets[@]}")
+  printf '%s\n' "$tmp" > "$conf"
+  mapfile -t ids < <(config_ids "$conf")
+}
+
 # config_save FILE: keeps FILE as FILE.e2e-orig for config_restore, which also runs when the
 # scenario ends (a failed scenario leaves the config as it found it).
 SAVED_CONFIGS=()

@@ -7,14 +7,7 @@
 
 package_installed || package_install
 systemctl stop beacon-tx.service
-conf=/etc/beacon-tx/hci1.json
-cp "$KIOSK" "$conf"
-n=$(config_ids "$conf" | wc -l)
-sets=()
-for ((i = 0; i < n; i++)); do sets+=("beacons.$i.major=$((21 + i))"); done
-tmp=$("${PY[@]}" "$BED/tools/config.py" set "$conf" device='"hci1"' "${sets[@]}")
-printf '%s\n' "$tmp" > "$conf"
-mapfile -t ids < <(config_ids "$conf")
+template_config hci1 21
 echo "hci1.json: ${ids[*]}"
 hci_up hci1
 rx_start hci0

@@ -10,14 +10,8 @@
 . "$BED/lib.sh"
 
 package_installed || package_install
-conf=/etc/beacon-tx/hci1.json
-cp "$KIOSK" "$conf"
-n=$(config_ids "$conf" | wc -l)
-sets=()
-for ((i = 0; i < n; i++)); do sets+=("beacons.$i.major=$((24 + i))"); done
-tmp=$("${PY[@]}" "$BED/tools/config.py" set "$conf" device='"hci1"' "${sets[@]}")
-printf '%s\n' "$tmp" > "$conf"
-mapfile -t ids1 < <(config_ids "$conf")
+template_config hci1 24
+ids1=("${ids[@]}")
 hci_up hci0
 hci_up hci1
 step "both units"
