@@ -34,7 +34,7 @@ import Testing
         #expect(alone.step(.timer, now: 1000) == [.disableForCycle])
         var shared = SessionMachine()
         shared.schedule = alone.schedule
-        _ = shared.step(.otherOwnerOfInstance, now: 0)
+        _ = shared.step(.otherOwnerOfInstance(displacing: nil), now: 0)
         _ = shared.step(.started, now: 0)
         #expect(shared.step(.timer, now: 1000) == [.disableForCycle, .handBackInstance])
         // The on phase re-arms with the whole start plan (ours again).

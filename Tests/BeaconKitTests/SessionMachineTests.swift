@@ -15,10 +15,10 @@ import Testing
 
     @Test func aForeignDisableIsReArmedOnceItCompletedAndSettled() {
         var m = onAir()
-        #expect(m.step(.observed(.leSetAdvertisingEnable, disruption: .disabledLegacy, advertising: true), now: 100) == [])
+        #expect(m.step(.placementChanged(.commandSeen(.leSetAdvertisingEnable, disruption: .disabledLegacy, advertising: true)), now: 100) == [])
         #expect(m.phase == .disrupted(.disabledLegacy))
         #expect(m.nextDeadline == 100 + 4 * m.settleMilliseconds, "re-armed even if the completion is lost")
-        #expect(m.step(.completed(.leSetAdvertisingEnable), now: 110) == [])
+        #expect(m.step(.placementChanged(.commandCompleted(.leSetAdvertisingEnable)), now: 110) == [])
         #expect(m.nextDeadline == 110 + m.settleMilliseconds)
         #expect(m.step(.timer, now: 359) == [], "not before the settle time")
         #expect(m.step(.timer, now: 360) == [.rearm(.disruption(.disabledLegacy), started: 100, resume: 0)])
@@ -31,7 +31,7 @@ import Testing
     @Test func aCommandThatLeavesOurPlacementsAloneChangesNothing() {
         var m = onAir()
         let before = m.nextDeadline
-        #expect(m.step(.observed(.leSetExtendedAdvertisingData, disruption: nil, advertising: true), now: 100) == [])
+        #expect(m.step(.placementChanged(.commandSeen(.leSetExtendedAdvertisingData, disruption: nil, advertising: true)), now: 100) == [])
         #expect(m.phase == .onAir)
         #expect(m.nextDeadline == before)
     }
@@ -41,8 +41,8 @@ import Testing
         #expect(m.step(.timer, now: 1000) == [.rotate(to: 1)])
         _ = m.step(.rotated(to: 1), now: 1003)
         #expect(m.nextDeadline == 2000, "the cadence is kept: one dwell after the scheduled swap")
-        _ = m.step(.observed(.reset, disruption: .reset, advertising: false), now: 1500)
-        _ = m.step(.completed(.reset), now: 1501)
+        _ = m.step(.placementChanged(.commandSeen(.reset, disruption: .reset, advertising: false)), now: 1500)
+        _ = m.step(.placementChanged(.commandCompleted(.reset)), now: 1501)
         #expect(m.step(.timer, now: 1751) == [.rearm(.disruption(.reset), started: 1500, resume: 1)],
                 "the beacon that was on air comes back first")
     }
@@ -52,8 +52,8 @@ import Testing
         #expect(m.step(.timer, now: 2000) == [.disableForCycle])
         let off = SessionPhase.offPhase(.init(offMilliseconds: 600_000, pair: 1, count: nil))
         #expect(m.phase == off)
-        for input: SessionMachine.Input in [.deviceDown, .deviceUp, .hardwareError(code: 1),
-                                            .observed(.reset, disruption: .reset, advertising: false), .completed(.reset)] {
+        for input: SessionMachine.Input in [.poweredOff, .poweredOn, .hardwareError(code: 1),
+                                            .placementChanged(.commandSeen(.reset, disruption: .reset, advertising: false)), .placementChanged(.commandCompleted(.reset))] {
             #expect(m.step(input, now: 3000) == [], "\(input)")
             #expect(m.phase == off, "\(input)")
             #expect(m.isHealthy, "the watchdog keeps being fed: \(input)")
@@ -76,21 +76,21 @@ import Testing
     @Test func anUnplugInAnOffPhaseReturnsToTheOffPhase() {
         var m = onAir(cycle: .init(onMilliseconds: 1000, offMilliseconds: 60_000))
         _ = m.step(.timer, now: 1000)
-        _ = m.step(.deviceUnregistered, now: 2000)
+        _ = m.step(.deviceGone, now: 2000)
         #expect(m.phase == .unplugged)
-        #expect(m.step(.attached, now: 5000) == [], "the on phase runs the whole plan anyway")
+        #expect(m.step(.deviceBack, now: 5000) == [], "the on phase runs the whole plan anyway")
         #expect(m.phase == .offPhase(.init(offMilliseconds: 60_000, pair: 1, count: nil)))
         #expect(m.isHealthy)
     }
 
     @Test func deviceDownIsWaitedForNotRetried() {
         var m = onAir()
-        _ = m.step(.deviceDown, now: 100)
+        _ = m.step(.poweredOff, now: 100)
         #expect(m.phase == .deviceDown)
         #expect(m.nextDeadline == nil, "nothing is sent until the kernel reports it up")
         #expect(m.isHealthy, "an administrator's power off is waited out, not a hang: the watchdog keeps being fed")
-        #expect(m.step(.observed(.reset, disruption: .reset, advertising: false), now: 200) == [], "nothing of ours is on air to disrupt")
-        #expect(m.step(.deviceUp, now: 300) == [.rearm(.deviceUp, started: 300, resume: 0)])
+        #expect(m.step(.placementChanged(.commandSeen(.reset, disruption: .reset, advertising: false)), now: 200) == [], "nothing of ours is on air to disrupt")
+        #expect(m.step(.poweredOn, now: 300) == [.rearm(.deviceUp, started: 300, resume: 0)])
         _ = m.step(.failed(.deviceUp, .command(.transport(.deviceDown(call: "write", device: "hci0"))), deviceDown: true), now: 301)
         #expect(m.phase == .deviceDown)
         #expect(m.failedRearmCount == 0)
@@ -105,8 +105,8 @@ import Testing
         var resumed: [Int] = []
         var t: Int64 = 100
         for _ in 0..<6 {
-            _ = m.step(.observed(.reset, disruption: .reset, advertising: false), now: t)
-            _ = m.step(.completed(.reset), now: t)
+            _ = m.step(.placementChanged(.commandSeen(.reset, disruption: .reset, advertising: false)), now: t)
+            _ = m.step(.placementChanged(.commandCompleted(.reset)), now: t)
             let effects = m.step(.timer, now: t + m.settleMilliseconds)
             guard case let .rearm(_, _, resume)? = effects.first else { Issue.record("no re-arm: \(effects)"); return }
             resumed.append(resume)
@@ -120,8 +120,8 @@ import Testing
         t = try #require(m.nextDeadline)
         #expect(m.step(.timer, now: t) == [.rotate(to: 0)])
         _ = m.step(.rotated(to: 0), now: t)
-        _ = m.step(.observed(.reset, disruption: .reset, advertising: false), now: t + 10)
-        _ = m.step(.completed(.reset), now: t + 10)
+        _ = m.step(.placementChanged(.commandSeen(.reset, disruption: .reset, advertising: false)), now: t + 10)
+        _ = m.step(.placementChanged(.commandCompleted(.reset)), now: t + 10)
         #expect(m.step(.timer, now: t + 260) == [.rearm(reset, started: t + 10, resume: 0)])
     }
 
@@ -150,8 +150,8 @@ import Testing
         var m = onAir(rotation: 0)
         m.fightBudget = FightBudget(takeovers: 1, windowMilliseconds: 30_000, quietMilliseconds: 10_000)
         func takeover(at t: Int64) -> [SessionMachine.Effect] {
-            _ = m.step(.observed(.leSetAdvertisingData, disruption: .wrote(.leSetAdvertisingData, set: nil), advertising: true), now: t)
-            _ = m.step(.completed(.leSetAdvertisingData), now: t)
+            _ = m.step(.placementChanged(.commandSeen(.leSetAdvertisingData, disruption: .wrote(.leSetAdvertisingData, set: nil), advertising: true)), now: t)
+            _ = m.step(.placementChanged(.commandCompleted(.leSetAdvertisingData)), now: t)
             return m.step(.timer, now: t + m.settleMilliseconds)
         }
         let wrote = RearmCause.disruption(.wrote(.leSetAdvertisingData, set: nil))
@@ -160,7 +160,7 @@ import Testing
         #expect(takeover(at: 2000) == [], "the second takeover in 30 s is not fought")
         #expect(m.phase == .yielding(.init(takeovers: 2, windowMilliseconds: 30_000, quietMilliseconds: 10_000, last: wrote)))
         #expect(m.isHealthy)
-        _ = m.step(.observed(.leSetAdvertisingEnable, disruption: nil, advertising: true), now: 9000)
+        _ = m.step(.placementChanged(.commandSeen(.leSetAdvertisingEnable, disruption: nil, advertising: true)), now: 9000)
         #expect(m.nextDeadline == 19_000, "each advertising command of the other owner pushes the quiet period back")
         #expect(m.step(.timer, now: 19_000) == [.rearm(.otherOwnerQuiet(milliseconds: 10_000), started: 19_000, resume: 0)])
     }
@@ -175,11 +175,11 @@ import Testing
 
     @Test func nothingHappensBeforeStartOrAfterStop() {
         var m = SessionMachine()
-        #expect(m.step(.deviceUp, now: 0) == [])
+        #expect(m.step(.poweredOn, now: 0) == [])
         #expect(m.phase == .idle)
         m = onAir()
-        _ = m.step(.stopped, now: 5)
-        #expect(m.step(.deviceUp, now: 6) == [])
+        _ = m.step(.stopRequested, now: 5)
+        #expect(m.step(.poweredOn, now: 6) == [])
         #expect(m.step(.timer, now: 5000) == [])
         #expect(m.phase == .stopped)
         #expect(m.nextDeadline == nil)

@@ -74,7 +74,7 @@ public final class AdvertisingSession {
     public var kernelInstances: [UInt8]?
     /// Whose advertising beacon-tx displaces on a single instance (said once in the log, and in the
     /// systemd STATUS); nil while nobody is displaced.
-    public private(set) var displacedOwner: DisplacedOwner?
+    public var displacedOwner: DisplacedOwner? { machine.displacedOwner }
     /// The stop left blank data in the instance of the kernel's instances (`kernelInstances`): the
     /// pump asks the kernel to write them again (MGMT), which the session cannot do on HCI.
     public private(set) var needsKernelHandBack = false
@@ -128,6 +128,11 @@ public final class AdvertisingSession {
     }
     private let inputs = MachineInputQueue()
     private var cycleHandBackNoted = false
+    /// The reload being carried out (`Effect.reload`), and what went wrong in a reload or the stop:
+    /// effects cannot throw, `reload` and `stop` throw it once the queue is empty.
+    private var pendingReload: (configuration: KioskConfiguration, plan: KioskPlan)?
+    private var reloadError: SessionError?
+    private var stopError: HCIError?
 
     private func perform(_ effect: SessionMachine.Effect) {
         switch effect {
@@ -166,12 +171,30 @@ public final class AdvertisingSession {
             do {
                 for step in plan.disable() { try runner.run(step) }
             } catch {
-                log("cycle: disabling failed: \(error)")
+                log("cycle: disabling failed: \(error); retrying in \(machine.retryMilliseconds) ms")
+                send(.disableFailed)
             }
+        case let .reload(method):
+            guard let pending = pendingReload else { return }
+            pendingReload = nil
+            do throws(SessionError) {
+                try reload(method, pending.configuration, pending.plan)
+                send(.reloaded)
+            } catch {
+                reloadError = error
+                send(.reloadFailed)
+            }
+        case .takeOffAir:
+            guard let plan else { return }
+            do { for step in plan.stop { try runner.run(step) } } catch { stopError = error }
         case .handBackInstance:
             guard plan?.family == .legacy else { return }
-            do { try handBack(noting: !cycleHandBackNoted) } catch { log("cycle: handing the advertising instance back failed: \(error)") }
-            cycleHandBackNoted = true
+            let stopping = phase == .stopped
+            guard !stopping || stopError == nil else { return }
+            do { try handBack(noting: stopping || !cycleHandBackNoted) } catch {
+                if stopping { stopError = error } else { log("cycle: handing the advertising instance back failed: \(error)") }
+            }
+            if !stopping { cycleHandBackNoted = true }
         case let .note(note):
             log(note.text(device: device, beacons: configuration.beacons.count))
         }
@@ -186,10 +209,6 @@ public final class AdvertisingSession {
         let family: AdvertisingFamily
         do { family = try Advertiser.chooseFamily(configuration.family, caps, device: device) } catch { throw .start(error) }
         try putOnAir(family: family)
-        if plan?.family == .legacy, let ids = kernelInstances, !ids.isEmpty {
-            noteDisplacement(.kernelInstances(ids))
-            send(.otherOwnerOfInstance)
-        }
         send(.started)
     }
 
@@ -254,20 +273,23 @@ public final class AdvertisingSession {
         var rotate: Bool
     }
 
+    /// The plan on air now; on a single legacy instance the kernel's instances (read before the
+    /// start) are another owner that ours displaces.
     private func adopt(_ used: KioskPlan) {
         plan = used
         send(.planAdopted(rotationLength: used.rotationSteps.count, dwellMilliseconds: Int64(configuration.rotationMilliseconds)))
+        if used.family == .legacy, let ids = kernelInstances, !ids.isEmpty {
+            send(.otherOwnerOfInstance(displacing: .kernelInstances(ids)))
+        }
     }
 
-    /// Takes every beacon off air (disable, remove our sets) and ends the session.
+    /// Takes every beacon off air and ends the session; what is sent the machine decides (nothing
+    /// while the device is down or gone, or yielded to the other owner of the single instance; the
+    /// stop plan, then the hand-back of a shared instance).
     public func stop() throws(HCIError) {
-        defer { send(.stopped) }
-        guard let plan, !machine.isDown else { return }  // nothing can be on air
-        // Yielded on a single instance: it is the other owner's now, as it wrote it itself (on air,
-        // the kernel's cache right), nothing of ours is on air: nothing to stop or give back.
-        if isYielding && plan.family == .legacy { return }
-        for step in plan.stop { try runner.run(step) }
-        if plan.family == .legacy { try handBack(noting: true) }
+        stopError = nil
+        send(.stopRequested)
+        if let stopError { throw stopError }
     }
 
     /// After the stop plan on a shared single instance: the other owner's advertising as it had it
@@ -284,12 +306,6 @@ public final class AdvertisingSession {
             guard noting else { return }
             log("\(device): the other owner's advertising data was written before beacon-tx started; blank data is left in the instance so that no beacon stays on air when the kernel re-enables it")
         }
-    }
-
-    private func noteDisplacement(_ whose: DisplacedOwner) {
-        guard displacedOwner == nil else { return }
-        displacedOwner = whose
-        log(whose.note(device: device))
     }
 
     // MARK: events
@@ -317,7 +333,7 @@ public final class AdvertisingSession {
         self.runner = runner
         self.caps = caps
         self.deviceID = deviceID
-        send(.attached)
+        send(.deviceBack)
         drainRunner()
     }
 
@@ -325,9 +341,9 @@ public final class AdvertisingSession {
         if let si = StackInternalDeviceEvent(event) {
             guard si.deviceID == deviceID else { return }
             switch si.kind {
-            case .down: send(.deviceDown)
-            case .up: send(.deviceUp)
-            case .unregistered: send(.deviceUnregistered)
+            case .down: send(.poweredOff)
+            case .up: send(.poweredOn)
+            case .unregistered: send(.deviceGone)
             default: break
             }
             return
@@ -337,7 +353,7 @@ public final class AdvertisingSession {
             send(.hardwareError(code: HardwareError(event)?.hardwareCode ?? 0))
         case .commandComplete, .commandStatus:
             guard let opcode = (try? CommandComplete(event))?.opcode ?? (try? CommandStatus(event))?.opcode else { return }
-            send(.completed(opcode))
+            send(.placementChanged(.commandCompleted(opcode)))
         case .leMeta:
             guard let plan else { return }
             if let terminated = LEAdvertisingSetTerminated(event) {
@@ -360,15 +376,14 @@ public final class AdvertisingSession {
     /// Another program's command: what does it do to our placements?
     private func observe(_ command: HCICommand) {
         if plan?.family == .legacy, foreignLegacy.record(command) {
-            if !machine.instanceHasOtherOwner { send(.otherOwnerOfInstance) }
-            if LESetAdvertisingEnable(command)?.advertisingEnable != false {
-                noteDisplacement(.anotherOwner)
-            }
+            // Writing it is sharing it; enabling it (or not saying) is advertising on it too.
+            let enables = LESetAdvertisingEnable(command)?.advertisingEnable != false
+            send(.otherOwnerOfInstance(displacing: enables ? .anotherOwner : nil))
         }
         // The model is asked only when the machine would act on the answer.
         let relevant = !machine.isYielding && !machine.isScheduledOff && !machine.isDown
-        send(.observed(command.opcode, disruption: relevant ? plan.flatMap { disruption(command, $0) } : nil,
-                       advertising: Self.isAdvertisingCommand(command)))
+        send(.placementChanged(.commandSeen(command.opcode, disruption: relevant ? plan.flatMap { disruption(command, $0) } : nil,
+                                            advertising: Self.isAdvertisingCommand(command))))
     }
 
     /// How `command` (sent by someone else) takes our advertising off air; nil when it leaves what
@@ -416,62 +431,58 @@ public final class AdvertisingSession {
 
     // MARK: reload
 
-    /// What a reload changed.
-    public struct ReloadSummary: Hashable, Sendable {
-        public var unchanged: Int
-        public var updated: Int
-        public var added: Int
-        public var removed: Int
-        /// The whole plan was stopped and started again (the family or layout changed).
-        public var restarted: Bool
-    }
-
     /// Applies a new desired state. With sets of the same family, unchanged beacons get no command;
     /// changed, added and removed ones are updated. Otherwise the old plan stops and the new one starts.
-    /// On failure the old beacons are put back.
+    /// Off air (an off phase, the device down or gone) the new plan waits for the next re-arm. Which
+    /// of these the machine decides; on failure the old beacons are put back.
     public func reload(_ new: KioskConfiguration) throws(SessionError) -> ReloadSummary {
         guard let old = plan else {
             configuration = new
             try start()
-            return ReloadSummary(unchanged: 0, updated: 0, added: new.beacons.count, removed: 0, restarted: true)
+            return ReloadSummary(added: new.beacons.count, restarted: true)
         }
         let family = new.family ?? old.family
         let rotate = old.layout.isRotation && new.beacons.count > 1
         let candidate: KioskPlan
         do { candidate = try KioskPlan(new, family: family, rotate: rotate) } catch { throw .plan(error) }
-        let oldBeacons = old.configuration.beacons.map(\.onAirShape), newBeacons = new.beacons.map(\.onAirShape)
-        let common = min(oldBeacons.count, newBeacons.count)
-        let same = (0..<common).filter { oldBeacons[$0] == newBeacons[$0] }.count
-        var summary = ReloadSummary(unchanged: same, updated: common - same, added: max(0, newBeacons.count - oldBeacons.count),
-                                    removed: max(0, oldBeacons.count - newBeacons.count), restarted: false)
-        if isYielding {
-            // A reload re-arms now: the whole plan again, with a fresh budget.
-            send(.reloadRequested)
-        } else if new.family == configuration.family, let steps = old.update(to: candidate) {
-            do {
-                for step in steps { try runner.run(step) }
-            } catch {
-                throw .command(error)
-            }
+        let inPlace = new.family == configuration.family && old.update(to: candidate) != nil
+        pendingReload = (new, candidate)
+        reloadError = nil
+        lastReloadMethod = nil
+        send(.reloadRequested(inPlace: inPlace))
+        if let reloadError { throw reloadError }
+        return ReloadSummary(old: old.configuration.beacons.map(\.onAirShape), new: new.beacons.map(\.onAirShape),
+                             restarted: lastReloadMethod == .restart)
+    }
+    /// How the last reload was carried out.
+    private var lastReloadMethod: SessionMachine.ReloadMethod?
+
+    private func reload(_ method: SessionMachine.ReloadMethod, _ new: KioskConfiguration, _ candidate: KioskPlan) throws(SessionError) {
+        guard let old = plan else { return }
+        lastReloadMethod = method
+        switch method {
+        case .inPlace:
+            guard let steps = old.update(to: candidate) else { return }
+            do { for step in steps { try runner.run(step) } } catch { throw .command(error) }
             configuration = new
             adopt(candidate)
-            send(.updatedInPlace)
-            return summary
+        case .restart:
+            do { for step in old.stop { try runner.run(step) } } catch { throw .command(error) }
+            let previous = configuration
+            configuration = new
+            do throws(SessionError) {
+                let family: AdvertisingFamily
+                do { family = try Advertiser.chooseFamily(new.family, caps, device: device) } catch { throw .start(error) }
+                try putOnAir(family: family)
+            } catch {
+                configuration = previous
+                throw error
+            }
+        case let .offAir(removeOld):
+            if removeOld { do { for step in old.stop { try runner.run(step) } } catch { throw .command(error) } }
+            configuration = new
+            plan = candidate
         }
-        summary.restarted = true
-        do {
-            for step in old.stop { try runner.run(step) }
-        } catch { throw .command(error) }
-        let previous = configuration
-        configuration = new
-        do {
-            try start()
-        } catch {
-            configuration = previous
-            send(.rearmNow(.reloadFailed))
-            throw error
-        }
-        return summary
     }
 }
 

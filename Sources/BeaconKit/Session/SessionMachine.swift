@@ -179,6 +179,12 @@ public struct SessionMachine: Sendable {
     /// Someone else writes our single legacy advertising instance too (the kernel's MGMT instances):
     /// an off phase gives it back, or the kernel's rotation re-enables it with our data still in it.
     public private(set) var instanceHasOtherOwner = false
+    /// Whose advertising beacon-tx displaces on the single instance (said once, and in the systemd
+    /// STATUS); nil while nobody is displaced.
+    public private(set) var displacedOwner: DisplacedOwner?
+    /// The device keeps our placements through a power-off (the kernel's advertising instances do; a
+    /// controller's own advertising does not): a reload or the stop while down removes them.
+    public var placementsSurvivePowerOff = false
 
     public init() {}
 
@@ -201,22 +207,23 @@ public struct SessionMachine: Sendable {
         public var disableRetryAt: Int64?
     }
 
-    /// What the session observed, or the outcome of an effect it carried out.
+    /// What a mode's observer saw, what the operator asked for, or the outcome of an effect the
+    /// session carried out. Mode-neutral: raw HCI and the sharing mode feed the same inputs.
     public enum Input: Equatable, Sendable {
-        /// The start plan is on air (the first start, or a reload that restarted).
+        /// The start plan is on air.
         case started
         /// A plan was put on air: the rotation starts at beacon 1.
         case planAdopted(rotationLength: Int, dwellMilliseconds: Int64)
-        /// Another program's command. `disruption` is what it does to our placements (nil: nothing),
-        /// `advertising` whether it is an advertising command at all.
-        case observed(Opcode, disruption: Disruption?, advertising: Bool)
-        /// A Command Complete or Status of another program's command.
-        case completed(Opcode)
-        case deviceDown
-        case deviceUp
-        case deviceUnregistered
-        /// A new runner after the device came back.
-        case attached
+        /// Another program changed, or is about to change, what is on our placements.
+        case placementChanged(PlacementChange)
+        /// The device was powered off (power off, rfkill, bluetoothd stopping; MGMT New Settings
+        /// without Powered), and on again.
+        case poweredOff
+        case poweredOn
+        /// The device was unregistered (unplugged; MGMT Index Removed), and came back (a new runner,
+        /// or MGMT Index Added then Powered).
+        case deviceGone
+        case deviceBack
         case hardwareError(code: UInt8)
         /// A connection ended one of our extended sets, or a central connected to the legacy instance.
         case connected(SessionPhase.ConnectedBeacon)
@@ -229,19 +236,46 @@ public struct SessionMachine: Sendable {
         case failed(RearmCause, SessionError, deviceDown: Bool)
         /// Outcome of `Effect.rotate`.
         case rotated(to: Int)
-        /// A reload (SIGHUP) while yielding: the yield ends, with a fresh budget; the reload starts the plan.
-        case reloadRequested
-        /// A reload updated the beacons in place: on air with the new plan.
-        case updatedInPlace
-        /// Re-arm now (a reload failed: the previous beacons are put back).
-        case rearmNow(RearmCause)
+        /// A reload (SIGHUP) with a new plan; `inPlace`: the old plan can be updated to it command by
+        /// command (the same family and layout; the sharing mode always can).
+        case reloadRequested(inPlace: Bool)
+        /// Outcome of `Effect.reload`: the new plan is adopted (on air, or for the next re-arm).
+        case reloaded
+        /// Outcome of `Effect.reload`: it failed and the previous plan is kept; on air, the previous
+        /// beacons are re-armed at once (a restart or an update may have left them half-done).
+        case reloadFailed
         /// Another owner writes our single legacy instance (its commands were seen, or the kernel has
-        /// advertising instances on it): from now on, each off phase hands the instance back.
-        case otherOwnerOfInstance
+        /// advertising instances on it): each off phase and the stop hand the instance back.
+        /// `displacing`: whose advertising ours takes off air (noted once).
+        case otherOwnerOfInstance(displacing: DisplacedOwner?)
         /// Outcome of `Effect.disableForCycle`: it failed; tried again after `retryMilliseconds` while
         /// the off phase lasts.
         case disableFailed
-        case stopped
+        /// SIGTERM, SIGINT or the schedule's end: the machine decides what the stop sends.
+        case stopRequested
+    }
+
+    /// What another program did to our placements.
+    public enum PlacementChange: Equatable, Sendable {
+        /// Raw HCI: another program's command was seen. `disruption` is what it does to our placements
+        /// once it completes (nil: nothing), `advertising` whether it is an advertising command at all.
+        case commandSeen(Opcode, disruption: Disruption?, advertising: Bool)
+        /// Raw HCI: that command's Command Complete or Status.
+        case commandCompleted(Opcode)
+        /// The sharing mode: one of our kernel instances was removed (MGMT Advertising Removed).
+        case instanceRemoved(UInt8)
+    }
+
+    /// How a reload is carried out.
+    public enum ReloadMethod: Equatable, Sendable {
+        /// On air: the changed placements updated, command by command.
+        case inPlace
+        /// On air (or expected back): the old plan's stop, then the new plan's start.
+        case restart
+        /// Off air (an off phase, the device down or gone): the new plan is adopted without putting it
+        /// on air (the next re-arm or on phase does). `removeOld`: the device still holds the old
+        /// placements (an off phase; the kernel's instances through a power-off), taken away now.
+        case offAir(removeOld: Bool)
     }
 
     /// What the session must do on the controller (or tell the operator).
@@ -255,11 +289,16 @@ public struct SessionMachine: Sendable {
         case reenable([UInt8], started: Int64)
         /// The cycle's off phase begins: disable every beacon.
         case disableForCycle
-        /// After `disableForCycle` on a single instance with another owner: write back what it last
-        /// wrote (or blank data when that is not known), so that when it re-enables the instance
-        /// (the kernel's rotation does, ~2 s later) none of our beacons is on air. The on phase's
-        /// re-arm writes ours again.
+        /// After `disableForCycle` or `takeOffAir` on a single instance with another owner: write back
+        /// what it last wrote (or blank data when that is not known), so that when it re-enables the
+        /// instance (the kernel's rotation does, ~2 s later) none of our beacons is on air. An on
+        /// phase's re-arm writes ours again.
         case handBackInstance
+        /// Carry out a reload (`reloadRequested`); report `.reloaded` or `.reloadFailed`.
+        case reload(ReloadMethod)
+        /// The stop: every beacon of ours off air (the stop plan; Remove Advertising of our instances),
+        /// followed by `handBackInstance` when another owner shares the instance.
+        case takeOffAir
         /// A note for the operator.
         case note(Note)
     }
@@ -269,6 +308,8 @@ public struct SessionMachine: Sendable {
         case rearmed(RearmCause, milliseconds: Int64)
         case rearmFailed(RearmCause, SessionError, retryMilliseconds: Int64)
         case scheduleOver(lastCycle: Bool, durationMilliseconds: Int64)
+        /// Our beacons take `DisplacedOwner`'s advertising off air on the single instance (once).
+        case displacing(DisplacedOwner)
     }
 
     /// When the pump must deliver `.timer`; nil = no timer (an idle kiosk sleeps).
@@ -298,11 +339,11 @@ public struct SessionMachine: Sendable {
     /// Whether the schedule has the beacons off (an off phase of `--cycle`).
     public var isScheduledOff: Bool { clock.isOff }
 
-    /// The transition function. Inputs after `stop` (and before `start`, except `started`) change nothing.
+    /// The transition function. Inputs after the stop (and before `start`, except `started`) change nothing.
     public mutating func step(_ input: Input, now: Int64) -> [Effect] {
         switch (phase, input) {
         case (.stopped, _): return []
-        case (.idle, .started), (.idle, .planAdopted), (.idle, .otherOwnerOfInstance), (.idle, .stopped): break
+        case (.idle, .started), (.idle, .planAdopted), (.idle, .otherOwnerOfInstance), (.idle, .stopRequested): break
         case (.idle, _): return []
         default: break
         }
@@ -319,7 +360,7 @@ public struct SessionMachine: Sendable {
             rotationIndex = 0
             nextRotationAt = length > 1 ? now + dwell : nil
             return []
-        case let .observed(opcode, disruption, advertising):
+        case let .placementChanged(.commandSeen(opcode, disruption, advertising)):
             if isYielding {
                 // Yielded: every advertising command of the other owner pushes the quiet period back.
                 if advertising { pendingRearm = .init(at: now + fightBudget.quietMilliseconds, cause: quietCause, takeover: false) }
@@ -330,31 +371,36 @@ public struct SessionMachine: Sendable {
             // If the completion never reaches us, re-arm anyway.
             schedule(.disruption(disruption), after: settleMilliseconds * 4, phase: .disrupted(disruption), takeover: opcode != .reset, now: now)
             return []
-        case let .completed(opcode):
+        case let .placementChanged(.commandCompleted(opcode)):
             guard let pending = pendingDisruption, pending.opcode == opcode else { return [] }
             pendingDisruption = nil
             schedule(.disruption(pending.cause), after: settleMilliseconds, phase: .disrupted(pending.cause), now: now)
             return []
-        case .deviceDown:
+        case let .placementChanged(.instanceRemoved(instance)):
+            guard !clock.isOff, !isDown else { return [] }
+            return rearm(.instanceRemoved(instance), now: now)
+        case .poweredOff:
             // Off by the schedule anyway: the next on phase runs the whole start plan (and meets the
-            // device down then, if it still is). The session stays off, and healthy.
-            guard !clock.isOff else { return [] }
+            // device down then, if it still is). The session stays off, and healthy. Gone is gone.
+            guard !clock.isOff, phase != .unplugged else { return [] }
             triggeredAt = nil
             pendingDisruption = nil
             pendingRearm = nil
             nextRotationAt = nil
             phase = .deviceDown
             return []
-        case .deviceUp:
-            guard !clock.isOff else { return [] }
+        case .poweredOn:
+            // Powered again (also MGMT New Settings of another setting while powered: nothing to do on air).
+            guard !clock.isOff, phase != .onAir, phase != .unplugged else { return [] }
             return rearm(.deviceUp, now: now)
-        case .deviceUnregistered:
+        case .deviceGone:
             pendingDisruption = nil
             pendingRearm = nil
             nextRotationAt = nil
             phase = .unplugged
             return []
-        case .attached:
+        case .deviceBack:
+            guard phase == .unplugged else { return [] }
             return rearm(.deviceReturned, now: now)
         case let .hardwareError(code):
             guard !clock.isOff else { return [] }
@@ -396,27 +442,67 @@ public struct SessionMachine: Sendable {
             nextRotationAt = scheduled > now ? scheduled : now + dwellMilliseconds
             resumedWithoutSwap = false
             return []
-        case .reloadRequested:
-            guard isYielding else { return [] }
-            fightBudget.reset()
+        case let .reloadRequested(inPlace):
+            return [.reload(reloadMethod(inPlace: inPlace))]
+        case .reloaded:
+            // On air with the new plan, unless off air anyway (or a central still holds the connection).
+            guard !clock.isOff, !isDown else { return [] }
+            if case .connected = phase { return [] }
             pendingRearm = nil
-            return []
-        case .updatedInPlace:
+            pendingDisruption = nil
+            triggeredAt = nil
             phase = .onAir
             return []
-        case let .rearmNow(cause):
-            return rearm(cause, now: now)
-        case .otherOwnerOfInstance:
+        case .reloadFailed:
+            // Off air, the previous plan goes on air with the next re-arm or on phase anyway.
+            guard !clock.isOff, !isDown else { return [] }
+            return rearm(.reloadFailed, now: now)
+        case let .otherOwnerOfInstance(displacing):
             instanceHasOtherOwner = true
-            return []
+            guard let displacing, displacedOwner == nil else { return [] }
+            displacedOwner = displacing
+            return [.note(.displacing(displacing))]
         case .disableFailed:
             if clock.isOff { clock.disableRetryAt = now + retryMilliseconds }
             return []
-        case .stopped:
+        case .stopRequested:
+            let before = phase
             phase = .stopped
             nextRotationAt = nil
             pendingRearm = nil
-            return []
+            clock.disableRetryAt = nil
+            return stopEffects(from: before)
+        }
+    }
+
+    /// What a reload sends, from the phase: off air, nothing goes on air (the device may still hold
+    /// the old placements: an off phase, the kernel's instances through a power-off); on air, the
+    /// update in place when the plans allow it; otherwise (a re-arm pending or failed, yielding,
+    /// another layout) the whole new plan, which also ends a yield with a fresh budget.
+    private mutating func reloadMethod(inPlace: Bool) -> ReloadMethod {
+        if clock.isOff { return .offAir(removeOld: true) }
+        switch phase {
+        case .unplugged: return .offAir(removeOld: false)
+        case .deviceDown: return .offAir(removeOld: placementsSurvivePowerOff)
+        case .onAir, .connected: if inPlace { return .inPlace }
+        case .yielding:
+            fightBudget.reset()
+            pendingRearm = nil
+        default: break
+        }
+        return .restart
+    }
+
+    /// What the stop sends, from the phase it ends: nothing before the start or once the device is
+    /// gone; nothing while it is down unless the kernel keeps our placements through a power-off;
+    /// nothing while yielding the single instance to its other owner (it wrote it itself); otherwise
+    /// our placements off air, and the instance handed back when another owner shares it.
+    private func stopEffects(from phase: SessionPhase) -> [Effect] {
+        switch phase {
+        case .idle, .stopped, .unplugged: return []
+        case .deviceDown where !placementsSurvivePowerOff: return []
+        case .yielding where instanceHasOtherOwner: return []
+        default: return instanceHasOtherOwner ? [.takeOffAir, .handBackInstance] : [.takeOffAir]
         }
     }
 
@@ -543,6 +629,8 @@ extension SessionMachine.Note {
             return "re-arm after \(cause.text(device: device)) failed: \(error); retrying in \(retry) ms"
         case let .scheduleOver(lastCycle, duration):
             return lastCycle ? "the last cycle is over" : "the scheduled \(Milliseconds.seconds(duration)) s are over"
+        case let .displacing(owner):
+            return owner.note(device: device)
         }
     }
 }

@@ -61,6 +61,7 @@ public final class SharedAdvertisingSession {
         self.now = now
         self.log = log
         machine.retryMilliseconds = Self.retryMilliseconds
+        machine.placementsSurvivePowerOff = true   // the kernel keeps instances without a timeout
     }
 
     /// Read Advertising Features, choose our instances, add every beacon.
@@ -148,6 +149,21 @@ public final class SharedAdvertisingSession {
                 log("cycle: removing our instances failed: \(error); retrying in \(machine.retryMilliseconds) ms")
                 send(.disableFailed)
             }
+        case let .reload(method):
+            guard let new = pendingReload else { return }
+            pendingReload = nil
+            do throws(ShareError) {
+                try reload(method, new)
+                send(.reloaded)
+            } catch {
+                reloadError = error
+                send(.reloadFailed)
+            }
+        case .takeOffAir:
+            do throws(ShareError) {
+                try removeOurs()
+                try removeOrphans()
+            } catch { stopError = error }
         case .handBackInstance, .rotate, .reenable:
             break  // the kernel writes its own instances and rotates ours; no connection is ours to follow
         case let .note(.rearmed(cause, ms)):
@@ -162,19 +178,15 @@ public final class SharedAdvertisingSession {
         guard event.index == plan.index, let kind = try? event.decoded() else { return }
         switch kind {
         case let .advertisingRemoved(instance) where plan.instances.contains(instance):
-            guard !machine.isDown, !machine.isScheduledOff else { return }
-            send(.rearmNow(.instanceRemoved(instance)))
+            send(.placementChanged(.instanceRemoved(instance)))
         case .indexRemoved:
             log("\(device) was removed; waiting for it to return")
-            send(.deviceUnregistered)
+            send(.deviceGone)
         case .indexAdded:
             log("\(device) is back; waiting until it is powered")
         case let .newSettings(settings):
-            if settings.contains(.powered) {
-                if machine.phase == .unplugged { send(.attached) } else if machine.phase == .deviceDown { send(.deviceUp) }
-            } else if machine.phase != .unplugged {
-                send(.deviceDown)
-            }
+            // Index Added, then Powered: the device is back (the kernel forgot our instances with it).
+            send(settings.contains(.powered) ? (machine.phase == .unplugged ? .deviceBack : .poweredOn) : .poweredOff)
         default:
             break
         }
@@ -193,20 +205,9 @@ public final class SharedAdvertisingSession {
     /// A new runner after the control channel was reopened.
     public func attach(_ runner: MGMTCommandRunner) { self.runner = runner }
 
-    /// What a reload did.
-    public struct ReloadSummary: Equatable, Sendable {
-        public var unchanged = 0, updated = 0, added = 0, removed = 0
-        public init(unchanged: Int = 0, updated: Int = 0, added: Int = 0, removed: Int = 0) {
-            self.unchanged = unchanged
-            self.updated = updated
-            self.added = added
-            self.removed = removed
-        }
-    }
-
-    /// New beacons: changed ones re-added on their instances, new ones on free instances, the rest removed.
+    /// New beacons: changed ones re-added on their instances, new ones on free instances, the rest
+    /// removed (the machine decides when: off air, the new beacons go on air with the next re-add).
     public func reload(_ beacons: [BeaconAdvertisement], dwellMilliseconds: Int) throws(ShareError) -> ReloadSummary {
-        var summary = ReloadSummary()
         var instances = Array(plan.instances.prefix(beacons.count))
         if beacons.count > instances.count {
             let features: MGMTAdvertisingFeatures
@@ -218,49 +219,48 @@ public final class SharedAdvertisingSession {
             }
             instances += free.prefix(beacons.count - instances.count)
         }
+        let new = SharePlan(index: plan.index, beacons: beacons, instances: instances, dwellMilliseconds: dwellMilliseconds, method: plan.method)
+        let summary = ReloadSummary(old: plan.beacons, new: beacons, allUpdated: new.durationSeconds != plan.durationSeconds)
+        pendingReload = new
+        reloadError = nil
+        send(.reloadRequested(inPlace: true))
+        if let reloadError { throw reloadError }
+        return summary
+    }
+    private var pendingReload: SharePlan?
+    private var reloadError: ShareError?
+    private var stopError: ShareError?
+
+    /// The plan becomes `new`: changed and added beacons (re)added (`.restart`: all of them) unless off
+    /// air; the dropped beacons' instances removed also while the device is down or off by the schedule
+    /// (the kernel keeps instances without a timeout through a power-off), not once it was unregistered
+    /// (the kernel forgot them). On failure the previous plan is back, the instances only the new one
+    /// took are removed, and the machine re-adds the previous beacons.
+    private func reload(_ method: SessionMachine.ReloadMethod, _ new: SharePlan) throws(ShareError) {
         let old = plan
-        plan = SharePlan(index: old.index, beacons: beacons, instances: instances, dwellMilliseconds: dwellMilliseconds, method: old.method)
-        let durationChanged = plan.durationSeconds != old.durationSeconds
-        // Off by the schedule (or the device gone or down): the new beacons go on air with the next re-add.
-        let offAir = machine.isScheduledOff || machine.isDown
-        for i in beacons.indices {
-            if i < old.beacons.count {
-                if old.beacons[i] == beacons[i] && !durationChanged { summary.unchanged += 1; continue }
-                summary.updated += 1
-            } else {
-                summary.added += 1
-            }
-        }
-        // The dropped beacons' instances go now, also while the device is down or off by the schedule
-        // (the kernel keeps instances without a timeout through a power-off); once it was unregistered
-        // the kernel has forgotten them.
-        let dropped = Array(old.instances.dropFirst(beacons.count))
-        summary.removed = dropped.count
-        if machine.phase != .unplugged { orphans += dropped }
+        plan = new
+        let durationChanged = new.durationSeconds != old.durationSeconds
+        if method != .offAir(removeOld: false) { orphans += old.instances.dropFirst(new.beacons.count) }
         do throws(ShareError) {
-            if !offAir {
-                for i in beacons.indices where i >= old.beacons.count || old.beacons[i] != beacons[i] || durationChanged { try add(i) }
+            if case .offAir = method {} else {
+                for i in new.beacons.indices where method == .restart || i >= old.beacons.count || old.beacons[i] != new.beacons[i] || durationChanged {
+                    try add(i)
+                }
             }
-            try removeOrphans()
+            if method != .offAir(removeOld: false) { try removeOrphans() }
         } catch {
-            // The previous beacons stay on air: their plan again, the instances only the new one took
-            // are removed, and a re-add of the previous beacons comes now (retried every second until
-            // it succeeds), so that the kernel holds exactly them.
-            orphans = orphans.filter { !old.instances.contains($0) } + instances.filter { !old.instances.contains($0) }
+            orphans = orphans.filter { !old.instances.contains($0) } + new.instances.filter { !old.instances.contains($0) }
             plan = old
-            if !offAir { send(.rearmNow(.reloadFailed)) }
             throw error
         }
-        return summary
     }
 
     /// Remove Advertising of our instances (in an off phase they are already gone: Invalid Parameters
     /// counts as removed), and of the orphans; also while the device is down (the kernel keeps instances
     /// without a timeout through a power-off); nothing once it was unregistered (the kernel forgot them).
     public func stop() throws(ShareError) {
-        defer { send(.stopped) }
-        guard machine.phase != .unplugged, machine.phase != .idle else { return }
-        try removeOurs()
-        try removeOrphans()
+        stopError = nil
+        send(.stopRequested)
+        if let stopError { throw stopError }
     }
 }

@@ -126,10 +126,9 @@ final class MGMTAdapter: SessionAdapter {
     /// A setting the sharing mode cannot carry out is refused like a bad file.
     func reload(_ new: Settings) throws(CLIError) -> SessionReload {
         if let refused = ShareOptions.refusal(new, mode: new.share) { throw refused }
-        let r: SharedAdvertisingSession.ReloadSummary
+        let r: ReloadSummary
         do { r = try shared.reload(new.beacons.map(new.advertisement), dwellMilliseconds: new.rotationMilliseconds) } catch { throw CLIError(error) }
-        return SessionReload(unchanged: r.unchanged, updated: r.updated, added: r.added, removed: r.removed,
-                             detail: " (kernel instances " + shared.plan.instances.map(String.init).joined(separator: ", ") + ")")
+        return SessionReload(summary: r, detail: " (kernel instances " + shared.plan.instances.map(String.init).joined(separator: ", ") + ")")
     }
 
     func stop(_ s: Settings) throws(CLIError) -> String {

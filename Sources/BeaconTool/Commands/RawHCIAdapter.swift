@@ -66,8 +66,7 @@ final class RawHCIAdapter: SessionAdapter {
         do {
             let summary = try kiosk.reload(new.kiosk)
             try? session.channel.setEventFilter(AdvertisingSession.inputFilter(for: new.kiosk).events)
-            return SessionReload(unchanged: summary.unchanged, updated: summary.updated, added: summary.added, removed: summary.removed,
-                                 detail: summary.restarted ? " (all restarted: the layout changed)" : "")
+            return SessionReload(summary: summary, detail: summary.restarted ? " (all restarted: the layout changed)" : "")
         } catch {
             if case let .plan(p) = error { throw new.planError(p) }
             throw CLIError(error, device: session.name)

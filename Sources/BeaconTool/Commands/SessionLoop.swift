@@ -46,13 +46,10 @@ enum DeviceReturn: Equatable {
     case onSocket
 }
 
-/// What a reload changed, rendered once by the loop.
+/// What a reload changed, rendered once by the loop: the counts, and the mode's addition
+/// (" (all restarted: the layout changed)", " (kernel instances 5, 4)").
 struct SessionReload: Equatable {
-    var unchanged: Int
-    var updated: Int
-    var added: Int
-    var removed: Int
-    /// The mode's addition: " (all restarted: the layout changed)", " (kernel instances 5, 4)".
+    var summary: ReloadSummary
     var detail: String
 }
 
@@ -208,7 +205,8 @@ final class SessionLoop {
         do {
             let r = try adapter.reload(new)
             settings = new
-            ctx.note("reloaded \(path): \(r.unchanged) unchanged, \(r.updated) updated, \(r.added) added, \(r.removed) removed" + r.detail)
+            let c = r.summary
+            ctx.note("reloaded \(path): \(c.unchanged) unchanged, \(c.updated) updated, \(c.added) added, \(c.removed) removed" + r.detail)
             return true
         } catch {
             ctx.log(.error, "beacon-tx: reload: \(error.message); the previous beacons stay on air")

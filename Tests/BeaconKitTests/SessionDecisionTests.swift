@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: Apache-2.0
+import BeaconKit
+import BeaconTestSupport
+import Testing
+
+/// Issue 29 item 1: the machine decides how a reload is carried out, what the stop sends, the
+/// hand-back and the displacement note; the sessions only carry the effects out.
+@Suite struct SessionDecisionTests {
+    typealias C = Controllers
+    typealias T = AdvertisingSessionTests
+
+    func onAir(cycle: AdvertisingSchedule.Cycle? = nil) -> SessionMachine {
+        var m = SessionMachine()
+        m.schedule = AdvertisingSchedule(cycle: cycle)
+        _ = m.step(.planAdopted(rotationLength: 0, dwellMilliseconds: 0), now: 0)
+        _ = m.step(.started, now: 0)
+        return m
+    }
+
+    @Test func theReloadMethodFollowsThePhase() {
+        var m = onAir()
+        #expect(m.step(.reloadRequested(inPlace: true), now: 10) == [.reload(.inPlace)])
+        #expect(m.step(.reloadRequested(inPlace: false), now: 10) == [.reload(.restart)], "another family or layout")
+        _ = m.step(.placementChanged(.commandSeen(.reset, disruption: .reset, advertising: false)), now: 20)
+        #expect(m.step(.reloadRequested(inPlace: true), now: 30) == [.reload(.restart)], "not on air as the old plan has it")
+        #expect(m.step(.reloaded, now: 31) == [])
+        #expect(m.phase == .onAir && m.pendingRearm == nil, "the restart put everything on air: no re-arm left")
+
+        var down = onAir()
+        _ = down.step(.poweredOff, now: 10)
+        #expect(down.step(.reloadRequested(inPlace: true), now: 20) == [.reload(.offAir(removeOld: false))],
+                "a powered-off controller forgot its advertising")
+        down.placementsSurvivePowerOff = true
+        #expect(down.step(.reloadRequested(inPlace: true), now: 20) == [.reload(.offAir(removeOld: true))],
+                "the kernel keeps its instances through a power-off")
+        #expect(down.step(.reloaded, now: 21) == [] && down.phase == .deviceDown, "still down")
+
+        var gone = onAir()
+        _ = gone.step(.deviceGone, now: 10)
+        #expect(gone.step(.reloadRequested(inPlace: true), now: 20) == [.reload(.offAir(removeOld: false))])
+
+        var off = onAir(cycle: .init(onMilliseconds: 1000, offMilliseconds: 1000, count: nil))
+        _ = off.step(.timer, now: 1000)
+        #expect(off.step(.reloadRequested(inPlace: true), now: 1100) == [.reload(.offAir(removeOld: true))], "off means off")
+        #expect(off.step(.reloadFailed, now: 1101) == [], "the on phase puts the previous plan on air")
+    }
+
+    @Test func aFailedReloadOnAirReArmsThePreviousBeaconsAtOnce() {
+        var m = onAir()
+        _ = m.step(.reloadRequested(inPlace: true), now: 10)
+        #expect(m.step(.reloadFailed, now: 11) == [.rearm(.reloadFailed, started: 11, resume: 0)])
+    }
+
+    @Test func aReloadWhileYieldingRestartsWithAFreshBudget() {
+        var m = onAir()
+        m.fightBudget = FightBudget(takeovers: 1, windowMilliseconds: 60_000, quietMilliseconds: 30_000)
+        for t: Int64 in [100, 2000] {
+            _ = m.step(.placementChanged(.commandSeen(.leSetAdvertisingData, disruption: .wrote(.leSetAdvertisingData, set: nil), advertising: true)), now: t)
+            _ = m.step(.placementChanged(.commandCompleted(.leSetAdvertisingData)), now: t)
+            let effects = m.step(.timer, now: t + m.settleMilliseconds)
+            if case .rearm(let cause, let started, _) = effects.first { _ = m.step(.rearmed(cause, started: started, rotationIndex: 0), now: t + 300) }
+        }
+        #expect(m.isYielding)
+        #expect(m.step(.reloadRequested(inPlace: true), now: 3000) == [.reload(.restart)])
+        #expect(m.fightBudget.recent.isEmpty && m.pendingRearm == nil)
+        _ = m.step(.reloaded, now: 3001)
+        #expect(m.phase == .onAir)
+    }
+
+    @Test func theStopSendsWhatThePhaseLeavesOnAir() {
+        var m = onAir()
+        #expect(m.step(.stopRequested, now: 10) == [.takeOffAir])
+        #expect(m.phase == .stopped && m.step(.stopRequested, now: 11) == [], "once")
+
+        var shared = onAir()
+        _ = shared.step(.otherOwnerOfInstance(displacing: nil), now: 1)
+        #expect(shared.step(.stopRequested, now: 10) == [.takeOffAir, .handBackInstance])
+
+        var down = onAir()
+        _ = down.step(.poweredOff, now: 1)
+        #expect(down.step(.stopRequested, now: 10) == [], "nothing of ours is on a powered-off controller")
+        var kernelDown = onAir()
+        kernelDown.placementsSurvivePowerOff = true
+        _ = kernelDown.step(.poweredOff, now: 1)
+        #expect(kernelDown.step(.stopRequested, now: 10) == [.takeOffAir], "the kernel kept our instances")
+
+        var gone = onAir()
+        _ = gone.step(.deviceGone, now: 1)
+        #expect(gone.step(.stopRequested, now: 10) == [])
+
+        var idle = SessionMachine()
+        #expect(idle.step(.stopRequested, now: 0) == [] && idle.phase == .stopped)
+    }
+
+    @Test func theDisplacementIsNotedOnceAndOnlyForAnAdvertisingOwner() {
+        var m = onAir()
+        #expect(m.step(.otherOwnerOfInstance(displacing: nil), now: 1) == [], "writing data is not advertising")
+        #expect(m.instanceHasOtherOwner && m.displacedOwner == nil)
+        #expect(m.step(.otherOwnerOfInstance(displacing: .anotherOwner), now: 2) == [.note(.displacing(.anotherOwner))])
+        #expect(m.step(.otherOwnerOfInstance(displacing: .kernelInstances([1])), now: 3) == [])
+        #expect(m.displacedOwner == .anotherOwner)
+    }
+
+    /// The sharing mode's observer: New Settings is power, Index Removed / Added + Powered the device.
+    @Test func powerAndPresenceAreIgnoredWhereTheyChangeNothing() {
+        var m = onAir()
+        #expect(m.step(.poweredOn, now: 1) == [], "another setting changed while powered")
+        _ = m.step(.deviceGone, now: 2)
+        #expect(m.step(.poweredOff, now: 3) == [] && m.phase == .unplugged, "gone is gone")
+        #expect(m.step(.poweredOn, now: 4) == [] && m.phase == .unplugged)
+        #expect(m.step(.deviceBack, now: 5) == [.rearm(.deviceReturned, started: 5, resume: 0)])
+    }
+
+    /// A reload in an off phase of `--cycle` takes the old set away and enables nothing: the new
+    /// beacon goes on air with the next on phase (an update in place would have enabled it).
+    @Test func aReloadInAnOffPhaseEnablesNothingUntilTheOnPhase() throws {
+        let old = KioskConfiguration(beacons: [try T.beacon(2)])
+        var new = old
+        new.beacons[0].beacon.minor = 20
+        let oldPlan = try KioskPlan(old, family: .extended), newPlan = try KioskPlan(new, family: .extended)
+        let fake = ScriptedController(C.okSteps(oldPlan.start) + C.okSteps(oldPlan.disable()) + C.okSteps(oldPlan.stop) + C.okSteps(newPlan.start))
+        let clock = T.Clock()
+        let s = AdvertisingSession(configuration: old, caps: try T.caps(extended: true), device: "hci0",
+                                   runner: HCICommandRunner(channel: fake, now: { clock.ms }), now: { clock.ms }, log: { _ in })
+        s.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 2000, offMilliseconds: 2000, count: nil))
+        try s.start()
+        clock.ms += 2000
+        s.timerExpired()
+        let sentBefore = fake.sent.count
+        let summary = try s.reload(new)
+        #expect(summary == ReloadSummary(unchanged: 0, updated: 1))
+        #expect(fake.sent.dropFirst(sentBefore).map { Hex.encode($0) } == oldPlan.stop.map { Hex.encode($0.command.packet) })
+        #expect(s.configuration == new && s.machine.isScheduledOff)
+        clock.ms += 2000
+        s.timerExpired()
+        #expect(s.phase == .onAir)
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        #expect(fake.mismatches.isEmpty, "\(fake.mismatches)")
+    }
+
+    /// A reload that restarts (another family) keeps the schedule: `--duration` still ends when it
+    /// would have (the restart does not start the clock again).
+    @Test func aRestartingReloadKeepsTheDurationsEnd() throws {
+        let old = KioskConfiguration(beacons: [try T.beacon(2)])
+        var new = old
+        new.family = .legacy
+        let oldPlan = try KioskPlan(old, family: .extended), newPlan = try KioskPlan(new, family: .legacy)
+        let fake = ScriptedController(C.okSteps(oldPlan.start) + C.okSteps(oldPlan.stop) + C.okSteps(newPlan.start))
+        let clock = T.Clock()
+        let s = AdvertisingSession(configuration: old, caps: try T.caps(extended: true), device: "hci0",
+                                   runner: HCICommandRunner(channel: fake, now: { clock.ms }), now: { clock.ms }, log: { _ in })
+        s.schedule = AdvertisingSchedule(durationMilliseconds: 10_000)
+        try s.start()
+        let end = s.machine.clock.endAt
+        clock.ms += 5000
+        let summary = try s.reload(new)
+        #expect(summary.restarted && s.phase == .onAir && s.plan?.family == .legacy)
+        #expect(s.machine.clock.endAt == end && end == 20_000)
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+    }
+}
+
