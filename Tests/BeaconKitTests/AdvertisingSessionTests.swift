@@ -26,12 +26,18 @@ import Testing
         return caps
     }
 
+    /// A phase in a timeline (the sentences are BeaconTool's, SessionTextTests).
+    static func label(_ phase: SessionPhase) -> String {
+        if case let .offPhase(c) = phase { return "off \(c.pair) of \(c.count.map(String.init) ?? "∞")" }
+        return "\(phase)"
+    }
+
     final class Clock: @unchecked Sendable {
         var ms: Int64 = 10_000
     }
 
     func session(_ config: KioskConfiguration, _ fake: ScriptedController, extended: Bool = true, sets: UInt8? = nil,
-                 clock: Clock = Clock(), log: @escaping (String) -> Void = { _ in }) throws -> AdvertisingSession {
+                 clock: Clock = Clock(), log: @escaping (SessionNote) -> Void = { _ in }) throws -> AdvertisingSession {
         AdvertisingSession(configuration: config, caps: try Self.caps(extended: extended, sets: sets), device: "hci0",
                            runner: HCICommandRunner(channel: fake, now: { clock.ms }), now: { clock.ms }, log: log)
     }
@@ -116,13 +122,13 @@ import Testing
         steps.append(.command(third, replies: [C.fail(third, .memoryCapacityExceeded)]))
         steps += C.okSteps(sets.stop)  // nothing half-done
         steps += C.okSteps(rotated.start)
-        var log: [String] = []
+        var log: [SessionNote] = []
         let fake = ScriptedController(steps)
         let s = try session(try Self.three(), fake, log: { log.append($0) })
         try s.start()
         #expect(s.plan?.layout == .rotation(handle: 0xEF))
         #expect(s.machine.nextDeadline != nil)
-        #expect(log.contains { $0.contains("Memory Capacity Exceeded") && $0.contains("rotating") })
+        #expect(log == [.rotatingForCapacity(beacons: 3, rotationMilliseconds: KioskConfiguration.defaultRotationMilliseconds)])
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
@@ -281,14 +287,14 @@ import Testing
             clock.ms = t
             let sentBefore = fake.sent.count
             s.timerExpired()
-            timeline.append("\(t - 10_000): \(fake.sent.count - sentBefore) sent, \(s.phase.text(device: "hci0") ?? "\(s.phase)"), next \(s.machine.nextDeadline.map { "\($0 - 10_000)" } ?? "none"), finished \(s.machine.finished)")
+            timeline.append("\(t - 10_000): \(fake.sent.count - sentBefore) sent, \(AdvertisingSessionTests.label(s.phase)), next \(s.machine.nextDeadline.map { "\($0 - 10_000)" } ?? "none"), finished \(s.machine.finished)")
         }
         #expect(timeline == [
             "1999: 0 sent, onAir, next 2000, finished false",
-            "2000: 1 sent, cycle: off for 2 s (1 of 2), next 4000, finished false",
+            "2000: 1 sent, off 1 of 2, next 4000, finished false",
             "4000: 4 sent, onAir, next 6000, finished false",
-            "6000: 1 sent, cycle: off for 2 s (2 of 2), next 8000, finished false",
-            "8000: 0 sent, cycle: off for 2 s (2 of 2), next none, finished true",
+            "6000: 1 sent, off 2 of 2, next 8000, finished false",
+            "8000: 0 sent, off 2 of 2, next none, finished true",
         ])
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }

@@ -10,7 +10,7 @@ import Testing
     typealias T = AdvertisingSessionTests
 
     func session(_ config: KioskConfiguration, _ fake: ScriptedController, extended: Bool = true, clock: T.Clock = T.Clock(),
-                 log: @escaping (String) -> Void = { _ in }) throws -> AdvertisingSession {
+                 log: @escaping (SessionNote) -> Void = { _ in }) throws -> AdvertisingSession {
         AdvertisingSession(configuration: config, caps: try T.caps(extended: extended), device: "hci0",
                            runner: HCICommandRunner(channel: fake, now: { clock.ms }), now: { clock.ms }, log: log)
     }
@@ -136,7 +136,7 @@ import Testing
         let failing: [ScriptedController.Step] = [C.okStep(plan.start[0].command), .command(parameters, replies: [C.fail(parameters, .init(rawValue: 0x3a))])]
         let fake = ScriptedController(C.okSteps(plan.start) + failing + C.okSteps(plan.stop) + C.okSteps(plan.start))
         let clock = T.Clock()
-        var lines: [String] = []
+        var lines: [SessionNote] = []
         let s = try session(config, fake, clock: clock, log: { lines.append($0) })
         try s.start()
         let disableAll = HCICommand.leSetExtendedAdvertisingEnable(false, sets: [])
@@ -151,7 +151,10 @@ import Testing
         s.timerExpired()
         #expect(s.phase == .onAir)
         #expect(s.machine.rearmCount == 1)
-        #expect(lines.contains { $0.hasPrefix("re-arm after another program disabled all advertising sets failed: ") })
+        #expect(lines.contains {
+            if case .machine(.rearmFailed(.disruption(.disabledAllSets), _, retryMilliseconds: 1000)) = $0 { return true }
+            return false
+        })
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 

@@ -184,27 +184,4 @@ import Testing
         #expect(m.phase == .stopped)
         #expect(m.nextDeadline == nil)
     }
-
-    /// The one place the sentences are pinned: what the operator reads for each phase.
-    @Test func theOperatorsSentences() {
-        let error = SessionError.command(.commandFailed(opcode: .leSetAdvertisingEnable, status: .init(rawValue: 0x0C)))
-        let phases: [SessionPhase] = [
-            .disrupted(.wrote(.leSetExtendedAdvertisingData, set: 239)), .deviceDown, .awaitingReset(hardwareCode: 1),
-            .retrying(.deviceUp, error), .connected(.set(238)), .connected(.legacy),
-            .yielding(.init(takeovers: 4, windowMilliseconds: 30_000, quietMilliseconds: 10_000, last: .disruption(.wrote(.leSetAdvertisingData, set: nil)))),
-            .offPhase(.init(offMilliseconds: 2000, pair: 1, count: 2)),
-        ]
-        #expect(phases.map { $0.text(device: "hci0") ?? "-" } == [
-            "another program sent LE Set Extended Advertising Data for advertising set 239; re-arming",
-            "hci0 down; waiting to re-arm",
-            "hci0 reported a Hardware Error; waiting for the kernel to reset it",
-            "re-arm failed (\(error)); retrying",
-            "a connection ended advertising set 238; re-enabling after the disconnection",
-            "a central connected; re-enabling after the disconnection",
-            "another program took over hci0's advertising 4 times in 30 s (last: another program sent LE Set Advertising Data (legacy advertising)); yielding: not re-arming until it is quiet for 10 s (SIGHUP re-arms now; --share shares the instance)",
-            "cycle: off for 2 s (1 of 2)",
-        ])
-        #expect(SessionMachine.Note.rearmed(.deviceUp, milliseconds: 12).text(device: "hci0", beacons: 3)
-                == "re-armed 3 beacon(s) on hci0 after: hci0 up again (on air 12 ms after the event)")
-    }
 }

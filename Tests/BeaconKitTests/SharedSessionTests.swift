@@ -37,7 +37,7 @@ import Testing
                                  runner: MGMTCommandRunner(channel: kernel), now: kernel.now, log: { notes.lines.append($0) })
     }
 
-    final class Box { var lines: [String] = [] }
+    final class Box { var lines: [SessionNote] = [] }
 
     @Test func startTakesTheHighestFreeInstancesAndStopRemovesOnlyOurs() throws {
         let kernel = ScriptedKernel([Kernel.step(Self.read, Self.features.returnParameters)]
@@ -71,8 +71,7 @@ import Testing
         #expect(s.plan.method == .addAdvertising)
         #expect(kernel.isFullyConsumed, "\(kernel.remaining)")
         #expect(kernel.mismatches.isEmpty, "\(kernel.mismatches)")
-        #expect(notes.lines.count == 1)
-        #expect(notes.lines.first?.contains("Invalid Parameters (0x0d)") == true && notes.lines.first?.contains("6.12.93") == true)
+        #expect(notes.lines == [.addAdvertisingFallback(.addExtendedAdvertisingData, .invalidParameters)])
     }
 
     @Test func otherFailuresAreErrorsAndTooFewInstancesIsSaid() throws {

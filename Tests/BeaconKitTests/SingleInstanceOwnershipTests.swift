@@ -20,7 +20,7 @@ import Testing
     }
 
     func session(_ config: KioskConfiguration, _ fake: ScriptedController, clock: T.Clock,
-                 log: @escaping (String) -> Void = { _ in }) throws -> AdvertisingSession {
+                 log: @escaping (SessionNote) -> Void = { _ in }) throws -> AdvertisingSession {
         AdvertisingSession(configuration: config, caps: try T.caps(extended: false), device: "hci0",
                            runner: HCICommandRunner(channel: fake, now: { clock.ms }), now: { clock.ms }, log: log)
     }
@@ -46,7 +46,7 @@ import Testing
         let restore = [Self.kernelAddress, Self.kernelParameters, Self.kernelData(1), .leSetAdvertisingEnable(true)]
         let fake = ScriptedController(C.okSteps(plan.start) + C.okSteps(plan.start) + C.okSteps(plan.stop) + restore.map(C.okStep))
         let clock = T.Clock()
-        var notes: [String] = []
+        var notes: [SessionNote] = []
         let s = try session(config, fake, clock: clock) { notes.append($0) }
         try s.start()
         #expect(s.displacedOwner == nil, "nobody else advertises yet")
@@ -57,8 +57,8 @@ import Testing
         #expect(s.displacedOwner == .anotherOwner)
         try s.stop()
         #expect(fake.isFullyConsumed, "stop = our disable, then the kernel's address, parameters, data and enable; left: \(fake.remaining)")
-        #expect(notes.filter { $0.contains("has one advertising instance") }.count == 1, "said once: \(notes)")
-        #expect(notes.last == "hci0: the advertising instance is handed back as its other owner last wrote it (data, parameters, enabled)")
+        #expect(notes.filter { $0 == .machine(.displacing(.anotherOwner)) }.count == 1, "said once: \(notes)")
+        #expect(notes.last == .handedBack(enabled: true))
     }
 
     @Test func stopBlanksOurDataWhenTheKernelsDataWasNeverSeen() throws {
@@ -66,12 +66,12 @@ import Testing
         let plan = try KioskPlan(config, family: .legacy)
         let fake = ScriptedController(C.okSteps(plan.start) + C.okSteps(plan.stop) + [C.okStep(.leSetAdvertisingData([]))])
         let clock = T.Clock()
-        var notes: [String] = []
+        var notes: [SessionNote] = []
         let s = try session(config, fake, clock: clock) { notes.append($0) }
         // The kernel's instance 1 was added before beacon-tx (MGMT Read Advertising Features says so).
         s.kernelInstances = [1]
         try s.start()
-        #expect(notes.first == "hci0 has one advertising instance and the kernel's advertising instance 1 uses it too: beacon-tx takes it over, so that advertising is off air while beacon-tx runs (to share the instance, use --share)")
+        #expect(notes.first == .machine(.displacing(.kernelInstances([1]))))
         #expect(s.displacedOwner == .kernelInstances([1]))
         try s.stop()
         #expect(fake.isFullyConsumed, "stop = our disable, then zero-length data; left: \(fake.remaining)")

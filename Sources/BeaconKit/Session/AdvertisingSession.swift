@@ -79,8 +79,8 @@ public final class AdvertisingSession {
     /// pump asks the kernel to write them again (MGMT), which the session cannot do on HCI.
     public private(set) var needsKernelHandBack = false
 
-    /// Notes for the operator (stderr).
-    public var log: (String) -> Void
+    /// Notes for the operator, rendered at the edge (stderr).
+    public var log: (SessionNote) -> Void
     /// Called on every phase change and re-arm (sd_notify STATUS, state file), once the effects are done.
     public var onPhaseChange: ((SessionPhase) -> Void)?
 
@@ -91,7 +91,7 @@ public final class AdvertisingSession {
     private var desiredCache: (index: Int, state: ControllerAdvertisingState)?
 
     public init(configuration: KioskConfiguration, caps: ControllerCapabilities, device: String, deviceID: UInt16? = nil,
-                runner: HCICommandRunner, now: @escaping () -> Int64, log: @escaping (String) -> Void) {
+                runner: HCICommandRunner, now: @escaping () -> Int64, log: @escaping (SessionNote) -> Void) {
         self.configuration = configuration
         self.caps = caps
         self.device = device
@@ -171,7 +171,7 @@ public final class AdvertisingSession {
             do {
                 for step in plan.disable() { try runner.run(step) }
             } catch {
-                log("cycle: disabling failed: \(error); retrying in \(machine.retryMilliseconds) ms")
+                log(.offPhaseFailed(.command(error), retryMilliseconds: machine.retryMilliseconds))
                 send(.disableFailed)
             }
         case let .reload(method):
@@ -192,11 +192,11 @@ public final class AdvertisingSession {
             let stopping = phase == .stopped
             guard !stopping || stopError == nil else { return }
             do { try handBack(noting: stopping || !cycleHandBackNoted) } catch {
-                if stopping { stopError = error } else { log("cycle: handing the advertising instance back failed: \(error)") }
+                if stopping { stopError = error } else { log(.handBackFailed(error)) }
             }
             if !stopping { cycleHandBackNoted = true }
         case let .note(note):
-            log(note.text(device: device, beacons: configuration.beacons.count))
+            log(.machine(note))
         }
     }
 
@@ -229,7 +229,7 @@ public final class AdvertisingSession {
             }
             do {
                 let used = try Advertiser.startSwitchingOnce(runner, first, fallback: fallback) { error in
-                    self.log("\(self.device): \(error); the controller is in \(family.other) advertising mode, switching to \(family.other) commands")
+                    self.log(.switchedFamily(error, to: family.other))
                 }
                 adopt(used)
                 return
@@ -239,7 +239,7 @@ public final class AdvertisingSession {
                     if let forced = configuration.family { throw .start(.forcedFamilyDisallowed(forced, device: device, e)) }
                 }
                 if case .refused(.commandFailed(_, .memoryCapacityExceeded)) = error, !rotate, configuration.beacons.count > 1 {
-                    log("\(device): no free advertising set for each of \(configuration.beacons.count) beacons (Memory Capacity Exceeded); rotating them on one set every \(configuration.rotationMilliseconds) ms")
+                    log(.rotatingForCapacity(beacons: configuration.beacons.count, rotationMilliseconds: configuration.rotationMilliseconds))
                     rotate = true
                     continue
                 }
@@ -299,12 +299,12 @@ public final class AdvertisingSession {
         if foreignLegacy.hasData {
             for step in foreignLegacy.restoreSteps { try runner.run(step) }
             guard noting else { return }
-            log("\(device): the advertising instance is handed back as its other owner last wrote it (data, parameters\(foreignLegacy.enabled == true ? ", enabled" : ""))")
+            log(.handedBack(enabled: foreignLegacy.enabled == true))
         } else if !(kernelInstances ?? []).isEmpty || !foreignLegacy.isEmpty {
             try runner.run(ForeignLegacyAdvertising.blankData)
             needsKernelHandBack = !(kernelInstances ?? []).isEmpty
             guard noting else { return }
-            log("\(device): the other owner's advertising data was written before beacon-tx started; blank data is left in the instance so that no beacon stays on air when the kernel re-enables it")
+            log(.blankedInstance)
         }
     }
 
@@ -486,33 +486,17 @@ public final class AdvertisingSession {
     }
 }
 
-/// Whose advertising a kiosk displaces on a single legacy instance: typed here, rendered by `text`
-/// (the systemd STATUS) and `note(device:)` (the log, once).
+/// Whose advertising a kiosk displaces on a single legacy instance: typed here, rendered at the edge
+/// (the systemd STATUS, the log once).
 public enum DisplacedOwner: Hashable, Sendable {
     /// The kernel's advertising instances, read before the start (MGMT Read Advertising Features).
     case kernelInstances([UInt8])
     /// Another owner's commands were seen writing the instance.
     case anotherOwner
 
-    public var text: String {
-        switch self {
-        case let .kernelInstances(ids):
-            return "the kernel's advertising instance\(ids.count == 1 ? "" : "s") \(ids.map(String.init).joined(separator: ", "))"
-        case .anotherOwner: return "another owner's advertising"
-        }
-    }
-
-    public func note(device: String) -> String {
-        let whose: String
-        switch self {
-        case let .kernelInstances(ids): whose = text + " use" + (ids.count == 1 ? "s" : "")
-        case .anotherOwner: whose = "another owner (the kernel's advertising instances) uses"
-        }
-        return "\(device) has one advertising instance and \(whose) it too: beacon-tx takes it over, so that advertising is off air while beacon-tx runs (to share the instance, use --share)"
-    }
 }
 
-/// How another program's command took our beacons off air: typed here, rendered by `text(device:)`.
+/// How another program's command took our beacons off air: typed here, rendered at the edge.
 public enum Disruption: Hashable, Sendable {
     case reset
     case clearedSets
@@ -538,19 +522,6 @@ public enum Disruption: Hashable, Sendable {
         }
     }
 
-    public func text(device: String) -> String {
-        switch self {
-        case .reset: return "another program reset \(device) (HCI Reset)"
-        case .clearedSets: return "another program cleared all advertising sets (LE Clear Advertising Sets)"
-        case let .removedSet(h): return "another program removed advertising set \(h)"
-        case .disabledAllSets: return "another program disabled all advertising sets"
-        case let .disabledSet(h): return "another program disabled advertising set \(h)"
-        case .disabledLegacy: return "another program disabled legacy advertising"
-        case let .wrote(opcode, set):
-            let name = CommandTable.description(opcode)?.name ?? opcode.description
-            return "another program sent \(name) " + (set.map { "for advertising set \($0)" } ?? "(legacy advertising)")
-        }
-    }
 }
 
 extension KioskLayout {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /// Where the session stands: one explicit phase with a typed reason. Text is rendered at the edge
-/// (`text(device:)`: the systemd STATUS, the state file, stderr).
+/// (BeaconTool's SessionText: the systemd STATUS, the state file, stderr).
 public enum SessionPhase: Equatable, Sendable {
     /// Before `start`.
     case idle
@@ -71,28 +71,9 @@ public enum SessionPhase: Equatable, Sendable {
         }
     }
 
-    /// The operator's sentence (stderr, systemd STATUS); nil where there is none (`onAir` is
-    /// reported with the plan, `idle` and `stopped` are not reported).
-    public func text(device: String) -> String? {
-        switch self {
-        case .idle, .onAir, .stopped, .unplugged: return nil
-        case let .disrupted(d): return "\(d.text(device: device)); re-arming"
-        case .deviceDown: return "\(device) down; waiting to re-arm"
-        case .awaitingReset: return "\(device) reported a Hardware Error; waiting for the kernel to reset it"
-        case let .retrying(_, error): return "re-arm failed (\(error)); retrying"
-        case let .connected(.set(h)): return "a connection ended advertising set \(h); re-enabling after the disconnection"
-        case .connected(.legacy): return "a central connected; re-enabling after the disconnection"
-        case let .yielding(y):
-            let quiet = Milliseconds.seconds(y.quietMilliseconds)
-            return "another program took over \(device)'s advertising \(y.takeovers) times in \(Milliseconds.seconds(y.windowMilliseconds)) s (last: \(y.last.text(device: device))); yielding: not re-arming until it is quiet for \(quiet) s (SIGHUP re-arms now; --share shares the instance)"
-        case let .offPhase(c):
-            return "cycle: off for \(Milliseconds.seconds(c.offMilliseconds)) s (\(c.pair)\(c.count.map { " of \($0)" } ?? ""))"
-        }
-    }
 }
 
-/// Why the session re-armed (or is about to): typed, rendered by `text(device:)`, counted by kind in
-/// the metrics.
+/// Why the session re-armed (or is about to): typed, rendered at the edge, counted by kind in the metrics.
 public enum RearmCause: Hashable, Sendable {
     /// Another program's command took our beacons off air.
     case disruption(Disruption)
@@ -116,20 +97,6 @@ public enum RearmCause: Hashable, Sendable {
     /// Advertising, bluetoothd clearing every instance at its start).
     case instanceRemoved(UInt8)
 
-    public func text(device: String) -> String {
-        switch self {
-        case let .disruption(d): return d.text(device: device)
-        case .deviceUp: return "\(device) up again"
-        case .deviceReturned: return "\(device) returned"
-        case let .hardwareError(code): return "Hardware Error (code \(Hex.byte(code)))"
-        case .connectionEnded: return "a connection ended"
-        case let .cycleOn(ms): return "cycle: on for \(Milliseconds.seconds(ms)) s"
-        case .reloadFailed: return "reload failed; the previous beacons are put back"
-        case .rotationStepFailed: return "rotation step failed"
-        case let .otherOwnerQuiet(ms): return "the other owner of the advertising instance was quiet for \(Milliseconds.seconds(ms)) s"
-        case let .instanceRemoved(i): return "instance \(i) was removed by another program or the kernel"
-        }
-    }
 }
 
 /// The session's decisions, without the controller: a transition function from (phase, input, now)
@@ -617,20 +584,5 @@ extension SessionMachine.Effect {
     var isRearm: Bool {
         if case .rearm = self { return true }
         return false
-    }
-}
-
-extension SessionMachine.Note {
-    public func text(device: String, beacons: Int) -> String {
-        switch self {
-        case let .rearmed(cause, ms):
-            return "re-armed \(beacons) beacon(s) on \(device) after: \(cause.text(device: device)) (on air \(ms) ms after the event)"
-        case let .rearmFailed(cause, error, retry):
-            return "re-arm after \(cause.text(device: device)) failed: \(error); retrying in \(retry) ms"
-        case let .scheduleOver(lastCycle, duration):
-            return lastCycle ? "the last cycle is over" : "the scheduled \(Milliseconds.seconds(duration)) s are over"
-        case let .displacing(owner):
-            return owner.note(device: device)
-        }
     }
 }

@@ -39,7 +39,8 @@ public final class SharedAdvertisingSession {
     public let device: String
     public private(set) var runner: MGMTCommandRunner
     let now: () -> Int64
-    let log: (String) -> Void
+    /// Notes for the operator, rendered at the edge (stderr).
+    public var log: (SessionNote) -> Void
     /// The decisions: phase, schedule, retry (the raw-HCI session's machine).
     public private(set) var machine = SessionMachine()
     public var phase: SessionPhase { machine.phase }
@@ -48,13 +49,10 @@ public final class SharedAdvertisingSession {
         get { machine.schedule }
         set { machine.schedule = newValue }
     }
-    /// Why our instances were last put back (someone else removed them, the kernel lost them, an on
-    /// phase of `--cycle` began).
-    public var lastReaddReason: String? { machine.lastRearm?.cause.text(device: device) }
     public static let retryMilliseconds: Int64 = 1000
 
     public init(beacons: [BeaconAdvertisement], index: UInt16, device: String, dwellMilliseconds: Int,
-                runner: MGMTCommandRunner, now: @escaping () -> Int64, log: @escaping (String) -> Void) {
+                runner: MGMTCommandRunner, now: @escaping () -> Int64, log: @escaping (SessionNote) -> Void) {
         plan = SharePlan(index: index, beacons: beacons, instances: [], dwellMilliseconds: dwellMilliseconds, method: .extended)
         self.device = device
         self.runner = runner
@@ -89,8 +87,7 @@ public final class SharedAdvertisingSession {
                 throw .mgmt(.commandFailed(opcode: command.opcode, index: command.index, status: status))
             }
             // Said once: the plan keeps Add Advertising from now on (re-adds, reloads).
-            log("the kernel refused MGMT \(command.opcode) with \(status) (Raspberry Pi kernels 6.12.93 and 6.18.34 do: "
-                    + "raspberrypi/linux#7473); using Add Advertising (0x003e) instead: the kernel's advertising interval, not ours")
+            log(.addAdvertisingFallback(command.opcode, status))
             plan = plan.with(method: .addAdvertising)
             return try add(i)
         }
@@ -146,7 +143,7 @@ public final class SharedAdvertisingSession {
             }
         case .disableForCycle:
             do { try removeOurs() } catch {
-                log("cycle: removing our instances failed: \(error); retrying in \(machine.retryMilliseconds) ms")
+                log(.offPhaseFailed(.shared(error), retryMilliseconds: machine.retryMilliseconds))
                 send(.disableFailed)
             }
         case let .reload(method):
@@ -167,9 +164,9 @@ public final class SharedAdvertisingSession {
         case .handBackInstance, .rotate, .reenable:
             break  // the kernel writes its own instances and rotates ours; no connection is ours to follow
         case let .note(.rearmed(cause, ms)):
-            log("re-added \(plan.beacons.count) instance(s) on \(device) after: \(cause.text(device: device)) (on air \(ms) ms after the event)")
+            log(.readded(cause, milliseconds: ms))
         case let .note(note):
-            log(note.text(device: device, beacons: plan.beacons.count))
+            log(.machine(note))
         }
     }
 
@@ -180,10 +177,10 @@ public final class SharedAdvertisingSession {
         case let .advertisingRemoved(instance) where plan.instances.contains(instance):
             send(.placementChanged(.instanceRemoved(instance)))
         case .indexRemoved:
-            log("\(device) was removed; waiting for it to return")
+            log(.indexRemoved)
             send(.deviceGone)
         case .indexAdded:
-            log("\(device) is back; waiting until it is powered")
+            log(.indexAdded)
         case let .newSettings(settings):
             // Index Added, then Powered: the device is back (the kernel forgot our instances with it).
             send(settings.contains(.powered) ? (machine.phase == .unplugged ? .deviceBack : .poweredOn) : .poweredOff)

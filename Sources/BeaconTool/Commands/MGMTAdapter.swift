@@ -58,7 +58,8 @@ final class MGMTAdapter: SessionAdapter {
         if verbose { runner.trace = { [ctx] in ctx.log(.debug, $0) } }
         shared = SharedAdvertisingSession(beacons: s.beacons.map(s.advertisement), index: session.info.id, device: session.name,
                                           dwellMilliseconds: s.rotationMilliseconds, runner: runner, now: ctx.monotonicMilliseconds,
-                                          log: { [ctx] in ctx.note($0) })
+                                          log: { _ in })
+        shared.log = { [ctx, unowned shared] in ctx.note($0.text(device: shared.device, beacons: shared.plan.beacons.count)) }
         shared.schedule = s.schedule
         do { try shared.start() } catch {
             channel.close()
@@ -116,7 +117,7 @@ final class MGMTAdapter: SessionAdapter {
     func reportOnAir(_ service: ServiceReporter, _ s: Settings) {
         guard shared.phase == .onAir else { return }
         service.onAirShared(family: family, beacons: s.beacons, instances: shared.plan.instances,
-                            readdReason: shared.machine.rearmCount > reportedReadds ? shared.lastReaddReason : nil)
+                            readdReason: shared.machine.rearmCount > reportedReadds ? shared.machine.lastRearm?.cause.text(device: device) : nil)
         reportedReadds = shared.machine.rearmCount
     }
     private var reportedReadds = 0

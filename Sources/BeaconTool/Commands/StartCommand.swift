@@ -284,7 +284,8 @@ enum StartCommand: Subcommand {
         // The session chooses the family again from the same settings (auto stays auto, so a
         // re-arm may switch family once on Command Disallowed).
         let kiosk = AdvertisingSession(configuration: s.kiosk, caps: caps, device: session.name, deviceID: session.info.id,
-                                       runner: session.runner, now: ctx.monotonicMilliseconds, log: ctx.note)
+                                       runner: session.runner, now: ctx.monotonicMilliseconds, log: { _ in })
+        kiosk.log = { [ctx, unowned kiosk] in ctx.note($0.text(device: kiosk.device, beacons: kiosk.configuration.beacons.count)) }
         kiosk.schedule = s.schedule
         kiosk.kernelInstances = SharedInstanceHandBack.kernelInstances(session, family: family, timeout: s.timeoutMilliseconds,
                                                                        verbose: a.has("--verbose"), ctx)
