@@ -280,7 +280,7 @@ import Testing
         let clock = AdvertisingSessionTests.Clock()
         let s = AdvertisingSession(configuration: config, caps: try AdvertisingSessionTests.caps(extended: true), device: "hci0",
                                    runner: HCICommandRunner(channel: fake, now: { clock.ms }), now: { clock.ms }, log: { _ in })
-        s.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 2000, offMilliseconds: 2000, count: 2))
+        s.policy.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 2000, offMilliseconds: 2000, count: 2))
         try s.start()
         var timeline: [String] = []
         for t: Int64 in [11_999, 12_000, 14_000, 16_000, 18_000] {
@@ -309,7 +309,7 @@ import Testing
         let clock = AdvertisingSessionTests.Clock()
         let s = AdvertisingSession(configuration: config, caps: try AdvertisingSessionTests.caps(extended: true), device: "hci0",
                                    runner: HCICommandRunner(channel: fake, now: { clock.ms }), now: { clock.ms }, log: { _ in })
-        s.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 2000, offMilliseconds: 2000))
+        s.policy.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 2000, offMilliseconds: 2000))
         var reports: [String] = []
         s.onPhaseChange = { reports.append("\($0 == .onAir ? "on air" : "off") after \(fake.sent.count) commands") }
         try s.start()

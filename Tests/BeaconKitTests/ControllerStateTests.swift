@@ -107,7 +107,7 @@ import Testing
             #expect(model.state.onAir(plan.placements) == plan.desiredState().onAir(plan.placements))
             for input in model.foreign(c) { s.handle(input) }
             #expect(model.state.onAir(plan.placements) != plan.desiredState().onAir(plan.placements), "\(c) changed nothing")
-            model.advance(s.settleMilliseconds)
+            model.advance(s.policy.settleMilliseconds)
             s.timerExpired()
             #expect(s.phase == .onAir, "\(c)")
             #expect(model.state.onAir(plan.placements) == plan.desiredState().onAir(plan.placements), "after \(c)")

@@ -23,17 +23,17 @@ import Testing
     func session(_ fake: ScriptedController, _ clock: T.Clock) throws -> AdvertisingSession {
         let s = AdvertisingSession(configuration: KioskConfiguration(beacons: [try T.beacon(2)]), caps: try T.caps(extended: false), device: "hci0",
                                    runner: HCICommandRunner(channel: fake, now: { clock.ms }), now: { clock.ms }, log: { _ in })
-        s.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 4000, offMilliseconds: 4000, count: nil))
+        s.policy.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 4000, offMilliseconds: 4000, count: nil))
         return s
     }
 
     @Test func theMachineHandsTheInstanceBackOnlyWhenItHasAnotherOwner() {
         var alone = SessionMachine()
-        alone.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 1000, offMilliseconds: 1000, count: nil))
+        alone.policy.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 1000, offMilliseconds: 1000, count: nil))
         _ = alone.step(.started, now: 0)
         #expect(alone.step(.timer, now: 1000) == [.disableForCycle])
         var shared = SessionMachine()
-        shared.schedule = alone.schedule
+        shared.policy.schedule = alone.policy.schedule
         _ = shared.step(.otherOwnerOfInstance(displacing: nil), now: 0)
         _ = shared.step(.started, now: 0)
         #expect(shared.step(.timer, now: 1000) == [.disableForCycle, .handBackInstance])

@@ -11,7 +11,7 @@ import Testing
 
     func onAir(cycle: AdvertisingSchedule.Cycle? = nil) -> SessionMachine {
         var m = SessionMachine()
-        m.schedule = AdvertisingSchedule(cycle: cycle)
+        m.policy.schedule = AdvertisingSchedule(cycle: cycle)
         _ = m.step(.planAdopted(rotationLength: 0, dwellMilliseconds: 0), now: 0)
         _ = m.step(.started, now: 0)
         return m
@@ -30,7 +30,7 @@ import Testing
         _ = down.step(.poweredOff, now: 10)
         #expect(down.step(.reloadRequested(inPlace: true), now: 20) == [.reload(.offAir(removeOld: false))],
                 "a powered-off controller forgot its advertising")
-        down.placementsSurvivePowerOff = true
+        down.policy.placementsSurvivePowerOff = true
         #expect(down.step(.reloadRequested(inPlace: true), now: 20) == [.reload(.offAir(removeOld: true))],
                 "the kernel keeps its instances through a power-off")
         #expect(down.step(.reloaded, now: 21) == [] && down.phase == .deviceDown, "still down")
@@ -53,16 +53,16 @@ import Testing
 
     @Test func aReloadWhileYieldingRestartsWithAFreshBudget() {
         var m = onAir()
-        m.fightBudget = FightBudget(takeovers: 1, windowMilliseconds: 60_000, quietMilliseconds: 30_000)
+        m.policy.fightBudget = FightBudget(takeovers: 1, windowMilliseconds: 60_000, quietMilliseconds: 30_000)
         for t: Int64 in [100, 2000] {
             _ = m.step(.placementChanged(.commandSeen(.leSetAdvertisingData, disruption: .wrote(.leSetAdvertisingData, set: nil), advertising: true)), now: t)
             _ = m.step(.placementChanged(.commandCompleted(.leSetAdvertisingData)), now: t)
-            let effects = m.step(.timer, now: t + m.settleMilliseconds)
+            let effects = m.step(.timer, now: t + m.policy.settleMilliseconds)
             if case .rearm(let cause, let started, _) = effects.first { _ = m.step(.rearmed(cause, started: started, rotationIndex: 0), now: t + 300) }
         }
         #expect(m.isYielding)
         #expect(m.step(.reloadRequested(inPlace: true), now: 3000) == [.reload(.restart)])
-        #expect(m.fightBudget.recent.isEmpty && m.pendingRearm == nil)
+        #expect(m.policy.fightBudget.recent.isEmpty && m.pendingRearm == nil)
         _ = m.step(.reloaded, now: 3001)
         #expect(m.phase == .onAir)
     }
@@ -80,7 +80,7 @@ import Testing
         _ = down.step(.poweredOff, now: 1)
         #expect(down.step(.stopRequested, now: 10) == [], "nothing of ours is on a powered-off controller")
         var kernelDown = onAir()
-        kernelDown.placementsSurvivePowerOff = true
+        kernelDown.policy.placementsSurvivePowerOff = true
         _ = kernelDown.step(.poweredOff, now: 1)
         #expect(kernelDown.step(.stopRequested, now: 10) == [.takeOffAir], "the kernel kept our instances")
 
@@ -122,7 +122,7 @@ import Testing
         let clock = T.Clock()
         let s = AdvertisingSession(configuration: old, caps: try T.caps(extended: true), device: "hci0",
                                    runner: HCICommandRunner(channel: fake, now: { clock.ms }), now: { clock.ms }, log: { _ in })
-        s.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 2000, offMilliseconds: 2000, count: nil))
+        s.policy.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 2000, offMilliseconds: 2000, count: nil))
         try s.start()
         clock.ms += 2000
         s.timerExpired()
@@ -149,7 +149,7 @@ import Testing
         let clock = T.Clock()
         let s = AdvertisingSession(configuration: old, caps: try T.caps(extended: true), device: "hci0",
                                    runner: HCICommandRunner(channel: fake, now: { clock.ms }), now: { clock.ms }, log: { _ in })
-        s.schedule = AdvertisingSchedule(durationMilliseconds: 10_000)
+        s.policy.schedule = AdvertisingSchedule(durationMilliseconds: 10_000)
         try s.start()
         let end = s.machine.clock.endAt
         clock.ms += 5000

@@ -32,7 +32,7 @@ import Testing
         s.handle(.observedCommand(foreign))
         #expect(s.phase == .disrupted(.wrote(.leSetExtendedAdvertisingData, set: 239)))
         s.handle(.event(C.ok(foreign)))
-        clock.ms += s.settleMilliseconds
+        clock.ms += s.policy.settleMilliseconds
         s.timerExpired()
         #expect(s.phase == .onAir)
         #expect(s.machine.lastRearm?.cause == .disruption(.wrote(.leSetExtendedAdvertisingData, set: 239)))
@@ -79,7 +79,7 @@ import Testing
         s.handle(.observedCommand(other))
         #expect(s.phase == .disrupted(.wrote(.leSetAdvertisingData, set: nil)))
         s.handle(.event(C.ok(other)))
-        clock.ms += s.settleMilliseconds
+        clock.ms += s.policy.settleMilliseconds
         s.timerExpired()
         #expect(s.phase == .onAir)
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
@@ -108,7 +108,7 @@ import Testing
         let fake = ScriptedController(C.okSteps(plan.start) + C.okSteps(disable) + C.okSteps(plan.start))
         let clock = T.Clock()
         let s = try session(config, fake, clock: clock)
-        s.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 2000, offMilliseconds: 600_000, count: nil))
+        s.policy.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 2000, offMilliseconds: 600_000, count: nil))
         try s.start()
         clock.ms = 12_000
         s.timerExpired()
@@ -142,12 +142,12 @@ import Testing
         let disableAll = HCICommand.leSetExtendedAdvertisingEnable(false, sets: [])
         s.handle(.observedCommand(disableAll))
         s.handle(.event(C.ok(disableAll)))
-        clock.ms += s.settleMilliseconds
+        clock.ms += s.policy.settleMilliseconds
         s.timerExpired()
         guard case .retrying(.disruption(.disabledAllSets), _) = s.phase else { Issue.record("not retrying after the failed re-arm: \(s.phase)"); return }
         #expect(s.machine.isHealthy, "a retry is pending")
-        #expect(s.machine.nextDeadline == clock.ms + s.retryMilliseconds)
-        clock.ms += s.retryMilliseconds
+        #expect(s.machine.nextDeadline == clock.ms + s.policy.retryMilliseconds)
+        clock.ms += s.policy.retryMilliseconds
         s.timerExpired()
         #expect(s.phase == .onAir)
         #expect(s.machine.rearmCount == 1)
@@ -213,7 +213,7 @@ import Testing
         let off = HCICommand.leSetAdvertisingEnable(false)
         s.handle(.observedCommand(off))
         s.handle(.event(C.ok(off)))
-        clock.ms += s.settleMilliseconds
+        clock.ms += s.policy.settleMilliseconds
         s.timerExpired()
         #expect(s.phase == .onAir)
         #expect(s.machine.rotationIndex == 2, "beacon 3 was on air: it comes back first, beacon 1 does not jump the queue")

@@ -7,7 +7,7 @@ import Testing
     /// A machine on air since t = 0 with a 3-beacon rotation (dwell 1 s).
     func onAir(cycle: AdvertisingSchedule.Cycle? = nil, rotation: Int = 3) -> SessionMachine {
         var m = SessionMachine()
-        m.schedule = AdvertisingSchedule(cycle: cycle)
+        m.policy.schedule = AdvertisingSchedule(cycle: cycle)
         _ = m.step(.planAdopted(rotationLength: rotation, dwellMilliseconds: 1000), now: 0)
         _ = m.step(.started, now: 0)
         return m
@@ -17,9 +17,9 @@ import Testing
         var m = onAir()
         #expect(m.step(.placementChanged(.commandSeen(.leSetAdvertisingEnable, disruption: .disabledLegacy, advertising: true)), now: 100) == [])
         #expect(m.phase == .disrupted(.disabledLegacy))
-        #expect(m.nextDeadline == 100 + 4 * m.settleMilliseconds, "re-armed even if the completion is lost")
+        #expect(m.nextDeadline == 100 + 4 * m.policy.settleMilliseconds, "re-armed even if the completion is lost")
         #expect(m.step(.placementChanged(.commandCompleted(.leSetAdvertisingEnable)), now: 110) == [])
-        #expect(m.nextDeadline == 110 + m.settleMilliseconds)
+        #expect(m.nextDeadline == 110 + m.policy.settleMilliseconds)
         #expect(m.step(.timer, now: 359) == [], "not before the settle time")
         #expect(m.step(.timer, now: 360) == [.rearm(.disruption(.disabledLegacy), started: 100, resume: 0)])
         #expect(m.step(.rearmed(.disruption(.disabledLegacy), started: 100, rotationIndex: 0), now: 380)
@@ -107,7 +107,7 @@ import Testing
         for _ in 0..<6 {
             _ = m.step(.placementChanged(.commandSeen(.reset, disruption: .reset, advertising: false)), now: t)
             _ = m.step(.placementChanged(.commandCompleted(.reset)), now: t)
-            let effects = m.step(.timer, now: t + m.settleMilliseconds)
+            let effects = m.step(.timer, now: t + m.policy.settleMilliseconds)
             guard case let .rearm(_, _, resume)? = effects.first else { Issue.record("no re-arm: \(effects)"); return }
             resumed.append(resume)
             // What the shell's re-arm does: the plan again (rotation from beacon 1), then the resume step.
@@ -137,7 +137,7 @@ import Testing
         var m = onAir(rotation: 0)
         _ = m.step(.hardwareError(code: 0x02), now: 0)
         #expect(m.phase == .awaitingReset(hardwareCode: 0x02))
-        #expect(m.step(.timer, now: m.hardwareErrorGraceMilliseconds) == [.rearm(.hardwareError(code: 2), started: 0, resume: 0)])
+        #expect(m.step(.timer, now: m.policy.hardwareErrorGraceMilliseconds) == [.rearm(.hardwareError(code: 2), started: 0, resume: 0)])
         let error = SessionError.command(.commandFailed(opcode: .leSetAdvertisingEnable, status: .init(rawValue: 0x0C)))
         #expect(m.step(.failed(.hardwareError(code: 2), error, deviceDown: false), now: 3000)
                 == [.note(.rearmFailed(.hardwareError(code: 2), error, retryMilliseconds: 1000))])
@@ -148,11 +148,11 @@ import Testing
 
     @Test func takeoversBeyondTheBudgetYieldUntilTheOtherOwnerIsQuiet() {
         var m = onAir(rotation: 0)
-        m.fightBudget = FightBudget(takeovers: 1, windowMilliseconds: 30_000, quietMilliseconds: 10_000)
+        m.policy.fightBudget = FightBudget(takeovers: 1, windowMilliseconds: 30_000, quietMilliseconds: 10_000)
         func takeover(at t: Int64) -> [SessionMachine.Effect] {
             _ = m.step(.placementChanged(.commandSeen(.leSetAdvertisingData, disruption: .wrote(.leSetAdvertisingData, set: nil), advertising: true)), now: t)
             _ = m.step(.placementChanged(.commandCompleted(.leSetAdvertisingData)), now: t)
-            return m.step(.timer, now: t + m.settleMilliseconds)
+            return m.step(.timer, now: t + m.policy.settleMilliseconds)
         }
         let wrote = RearmCause.disruption(.wrote(.leSetAdvertisingData, set: nil))
         #expect(takeover(at: 1000) == [.rearm(wrote, started: 1000, resume: 0)])

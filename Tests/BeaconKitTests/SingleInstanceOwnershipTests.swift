@@ -36,7 +36,7 @@ import Testing
     /// One takeover by the kernel, then the re-arm after the settle time.
     func takeover(_ n: UInt8, _ s: AdvertisingSession, _ clock: T.Clock) {
         kernelSends(Self.kernelTakeover(n), to: s)
-        clock.ms += s.settleMilliseconds
+        clock.ms += s.policy.settleMilliseconds
         s.timerExpired()
     }
 
@@ -113,7 +113,7 @@ import Testing
         #expect(!s.machine.isYielding)
         #expect(s.phase == .onAir)
         #expect(s.machine.lastRearm?.cause == .otherOwnerQuiet(milliseconds: 10_000))
-        #expect(s.fightBudget.recent.isEmpty, "a fresh budget")
+        #expect(s.policy.fightBudget.recent.isEmpty, "a fresh budget")
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
@@ -127,7 +127,7 @@ import Testing
         let fake = ScriptedController(C.okSteps(plan.start) + C.okSteps(plan.start))
         let clock = T.Clock()
         let s = try session(config, fake, clock: clock)
-        s.fightBudget = budget
+        s.policy.fightBudget = budget
         try s.start()
         takeover(1, s, clock)
         takeover(2, s, clock)
@@ -143,7 +143,7 @@ import Testing
         let fake = ScriptedController(C.okSteps(plan.start) + C.okSteps(plan.start) + C.okSteps(plan.stop) + C.okSteps(plan.start))
         let clock = T.Clock()
         let s = try session(config, fake, clock: clock)
-        s.fightBudget = FightBudget(takeovers: 1)
+        s.policy.fightBudget = FightBudget(takeovers: 1)
         try s.start()
         takeover(1, s, clock)
         takeover(2, s, clock)

@@ -118,7 +118,7 @@ func fuzzShare(_ input: ArraySlice<UInt8>) {
                                            dwellMilliseconds: 1000, runner: MGMTCommandRunner(channel: kernel, now: kernel.now),
                                            now: kernel.now, log: { _ in })
     if head & 0x10 != 0 {
-        session.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 1000 + Int64(lengths % 16) * 250,
+        session.policy.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 1000 + Int64(lengths % 16) * 250,
                                                             offMilliseconds: 500 + Int64(lengths / 16) * 250))
     }
     do { try session.start() } catch { require(false, "start on an empty kernel failed: \(error)"); return }

@@ -23,7 +23,7 @@
 /// - a connection that ended a connectable beacon: re-enabled after the Disconnection Complete;
 /// - in an off phase of `--cycle` none of these: the next on phase runs the whole start plan.
 /// A failed re-arm is retried every `retryMilliseconds`; takeovers beyond the `FightBudget` yield.
-public final class AdvertisingSession {
+public final class AdvertisingSession: SessionShell {
     public private(set) var configuration: KioskConfiguration {
         didSet { planCache = [:] }
     }
@@ -34,36 +34,12 @@ public final class AdvertisingSession {
     public private(set) var plan: KioskPlan? {
         didSet { desiredCache = nil }
     }
-    /// The decisions: phase, timers, counters.
+    /// The decisions: phase, timers, counters. Its members read as the session's own
+    /// (`session.phase`: `SessionShell`); its knobs are `policy`.
     public private(set) var machine = SessionMachine()
-
-    public var phase: SessionPhase { machine.phase }
-    /// The last re-arm: why and when (monotonic ms).
-    public var lastRearm: (cause: RearmCause, at: Int64)? { machine.lastRearm }
-    /// Yielded to another owner: not re-arming until it is quiet (`FightBudget`).
-    public var isYielding: Bool { machine.isYielding }
-
-    /// Duration and on/off cycle; empty = on air until stopped.
-    public var schedule: AdvertisingSchedule {
-        get { machine.schedule }
-        set { machine.schedule = newValue }
-    }
-    /// When to stop fighting another owner of the instance (`FightBudget`).
-    public var fightBudget: FightBudget {
-        get { machine.fightBudget }
-        set { machine.fightBudget = newValue }
-    }
-    public var settleMilliseconds: Int64 {
-        get { machine.settleMilliseconds }
-        set { machine.settleMilliseconds = newValue }
-    }
-    public var hardwareErrorGraceMilliseconds: Int64 {
-        get { machine.hardwareErrorGraceMilliseconds }
-        set { machine.hardwareErrorGraceMilliseconds = newValue }
-    }
-    public var retryMilliseconds: Int64 {
-        get { machine.retryMilliseconds }
-        set { machine.retryMilliseconds = newValue }
+    public var policy: SessionMachine.Policy {
+        get { machine.policy }
+        set { machine.policy = newValue }
     }
 
     /// The other owner of a single legacy instance (the kernel's MGMT instances), as it last wrote
@@ -72,9 +48,6 @@ public final class AdvertisingSession {
     /// The kernel's advertising instances (MGMT Read Advertising Features) when the pump could ask
     /// before `start`; nil = not known.
     public var kernelInstances: [UInt8]?
-    /// Whose advertising beacon-tx displaces on a single instance (said once in the log, and in the
-    /// systemd STATUS); nil while nobody is displaced.
-    public var displacedOwner: DisplacedOwner? { machine.displacedOwner }
     /// The stop left blank data in the instance of the kernel's instances (`kernelInstances`): the
     /// pump asks the kernel to write them again (MGMT), which the session cannot do on HCI.
     public private(set) var needsKernelHandBack = false
@@ -171,7 +144,7 @@ public final class AdvertisingSession {
             do {
                 for step in plan.disable() { try runner.run(step) }
             } catch {
-                log(.offPhaseFailed(.command(error), retryMilliseconds: machine.retryMilliseconds))
+                log(.offPhaseFailed(.command(error), retryMilliseconds: machine.policy.retryMilliseconds))
                 send(.disableFailed)
             }
         case let .reload(method):
@@ -189,7 +162,7 @@ public final class AdvertisingSession {
             do { for step in plan.stop { try runner.run(step) } } catch { stopError = error }
         case .handBackInstance:
             guard plan?.family == .legacy else { return }
-            let stopping = phase == .stopped
+            let stopping = machine.phase == .stopped
             guard !stopping || stopError == nil else { return }
             do { try handBack(noting: stopping || !cycleHandBackNoted) } catch {
                 if stopping { stopError = error } else { log(.handBackFailed(error)) }
@@ -312,7 +285,7 @@ public final class AdvertisingSession {
 
     /// One packet from the pump. Never throws: what goes wrong is logged and retried.
     public func handle(_ input: ObservedPacket) {
-        guard phase != .stopped, phase != .idle else { return }
+        guard machine.phase != .stopped, machine.phase != .idle else { return }
         switch input {
         case let .observedCommand(command):
             observe(command)

@@ -106,12 +106,23 @@ public enum RearmCause: Hashable, Sendable {
 public struct SessionMachine: Sendable {
     public private(set) var phase: SessionPhase = .idle
 
-    // Timings (the session's public knobs).
-    public var settleMilliseconds: Int64 = 250
-    public var hardwareErrorGraceMilliseconds: Int64 = 3000
-    public var retryMilliseconds: Int64 = 1000
-    public var schedule = AdvertisingSchedule()
-    public var fightBudget = FightBudget()
+    /// The knobs: timings, the schedule, the fight budget, what the device keeps.
+    public var policy = Policy()
+
+    /// What the session is told to do and how long it waits (the session's public knobs).
+    public struct Policy: Sendable {
+        public var settleMilliseconds: Int64 = 250
+        public var hardwareErrorGraceMilliseconds: Int64 = 3000
+        public var retryMilliseconds: Int64 = 1000
+        /// Duration and on/off cycle; empty = on air until stopped.
+        public var schedule = AdvertisingSchedule()
+        /// When to stop fighting another owner of the instance.
+        public var fightBudget = FightBudget()
+        /// The device keeps our placements through a power-off (the kernel's advertising instances do;
+        /// a controller's own advertising does not): a reload or the stop while down removes them.
+        public var placementsSurvivePowerOff = false
+        public init() {}
+    }
     /// The rotation's dwell (ms) and length (0 or 1 = no rotation), set by `planAdopted`.
     public private(set) var dwellMilliseconds: Int64 = 0
     public private(set) var rotationLength = 0
@@ -149,9 +160,6 @@ public struct SessionMachine: Sendable {
     /// Whose advertising beacon-tx displaces on the single instance (said once, and in the systemd
     /// STATUS); nil while nobody is displaced.
     public private(set) var displacedOwner: DisplacedOwner?
-    /// The device keeps our placements through a power-off (the kernel's advertising instances do; a
-    /// controller's own advertising does not): a reload or the stop while down removes them.
-    public var placementsSurvivePowerOff = false
 
     public init() {}
 
@@ -317,8 +325,8 @@ public struct SessionMachine: Sendable {
         switch input {
         case .started:
             phase = .onAir
-            clock.endAt = schedule.durationMilliseconds.map { now + $0 }
-            clock.switchAt = schedule.cycle.map { now + $0.onMilliseconds }
+            clock.endAt = policy.schedule.durationMilliseconds.map { now + $0 }
+            clock.switchAt = policy.schedule.cycle.map { now + $0.onMilliseconds }
             return []
         case let .planAdopted(length, dwell):
             rotationLength = length
@@ -330,18 +338,18 @@ public struct SessionMachine: Sendable {
         case let .placementChanged(.commandSeen(opcode, disruption, advertising)):
             if isYielding {
                 // Yielded: every advertising command of the other owner pushes the quiet period back.
-                if advertising { pendingRearm = .init(at: now + fightBudget.quietMilliseconds, cause: quietCause, takeover: false) }
+                if advertising { pendingRearm = .init(at: now + policy.fightBudget.quietMilliseconds, cause: quietCause, takeover: false) }
                 return []
             }
             guard !clock.isOff, let disruption, !isDown else { return [] }
             pendingDisruption = (opcode, disruption)
             // If the completion never reaches us, re-arm anyway.
-            schedule(.disruption(disruption), after: settleMilliseconds * 4, phase: .disrupted(disruption), takeover: opcode != .reset, now: now)
+            schedule(.disruption(disruption), after: policy.settleMilliseconds * 4, phase: .disrupted(disruption), takeover: opcode != .reset, now: now)
             return []
         case let .placementChanged(.commandCompleted(opcode)):
             guard let pending = pendingDisruption, pending.opcode == opcode else { return [] }
             pendingDisruption = nil
-            schedule(.disruption(pending.cause), after: settleMilliseconds, phase: .disrupted(pending.cause), now: now)
+            schedule(.disruption(pending.cause), after: policy.settleMilliseconds, phase: .disrupted(pending.cause), now: now)
             return []
         case let .placementChanged(.instanceRemoved(instance)):
             guard !clock.isOff, !isDown else { return [] }
@@ -371,7 +379,7 @@ public struct SessionMachine: Sendable {
             return rearm(.deviceReturned, now: now)
         case let .hardwareError(code):
             guard !clock.isOff else { return [] }
-            schedule(.hardwareError(code: code), after: hardwareErrorGraceMilliseconds, phase: .awaitingReset(hardwareCode: code), now: now)
+            schedule(.hardwareError(code: code), after: policy.hardwareErrorGraceMilliseconds, phase: .awaitingReset(hardwareCode: code), now: now)
             return []
         case let .connected(beacon):
             if !connectedBeacons.contains(beacon) { connectedBeacons.append(beacon) }
@@ -398,9 +406,9 @@ public struct SessionMachine: Sendable {
                 return []
             }
             failedRearmCount += 1
-            pendingRearm = .init(at: now + retryMilliseconds, cause: cause, takeover: false)
+            pendingRearm = .init(at: now + policy.retryMilliseconds, cause: cause, takeover: false)
             phase = .retrying(cause, error)
-            return [.note(.rearmFailed(cause, error, retryMilliseconds: retryMilliseconds))]
+            return [.note(.rearmFailed(cause, error, retryMilliseconds: policy.retryMilliseconds))]
         case let .rotated(index):
             rotationIndex = index
             rotationSwaps += 1
@@ -430,7 +438,7 @@ public struct SessionMachine: Sendable {
             displacedOwner = displacing
             return [.note(.displacing(displacing))]
         case .disableFailed:
-            if clock.isOff { clock.disableRetryAt = now + retryMilliseconds }
+            if clock.isOff { clock.disableRetryAt = now + policy.retryMilliseconds }
             return []
         case .stopRequested:
             let before = phase
@@ -450,10 +458,10 @@ public struct SessionMachine: Sendable {
         if clock.isOff { return .offAir(removeOld: true) }
         switch phase {
         case .unplugged: return .offAir(removeOld: false)
-        case .deviceDown: return .offAir(removeOld: placementsSurvivePowerOff)
+        case .deviceDown: return .offAir(removeOld: policy.placementsSurvivePowerOff)
         case .onAir, .connected: if inPlace { return .inPlace }
         case .yielding:
-            fightBudget.reset()
+            policy.fightBudget.reset()
             pendingRearm = nil
         default: break
         }
@@ -467,7 +475,7 @@ public struct SessionMachine: Sendable {
     private func stopEffects(from phase: SessionPhase) -> [Effect] {
         switch phase {
         case .idle, .stopped, .unplugged: return []
-        case .deviceDown where !placementsSurvivePowerOff: return []
+        case .deviceDown where !policy.placementsSurvivePowerOff: return []
         case .yielding where instanceHasOtherOwner: return []
         default: return instanceHasOtherOwner ? [.takeOffAir, .handBackInstance] : [.takeOffAir]
         }
@@ -483,15 +491,15 @@ public struct SessionMachine: Sendable {
         if !pending { phase = next }
     }
 
-    private var quietCause: RearmCause { .otherOwnerQuiet(milliseconds: fightBudget.quietMilliseconds) }
+    private var quietCause: RearmCause { .otherOwnerQuiet(milliseconds: policy.fightBudget.quietMilliseconds) }
 
     private mutating func timerExpired(now t: Int64) -> [Effect] {
         if let at = clock.endAt, at <= t {
             clock.endAt = nil
             clock.switchAt = nil
             finished = true
-            return [.note(.scheduleOver(lastCycle: schedule.cycle?.count.map { clock.pairsDone >= $0 } ?? false,
-                                        durationMilliseconds: schedule.durationMilliseconds ?? 0))]
+            return [.note(.scheduleOver(lastCycle: policy.schedule.cycle?.count.map { clock.pairsDone >= $0 } ?? false,
+                                        durationMilliseconds: policy.schedule.durationMilliseconds ?? 0))]
         }
         var effects: [Effect] = []
         if let at = clock.switchAt, at <= t { effects += switchPhase(at: at, now: t) }
@@ -512,7 +520,7 @@ public struct SessionMachine: Sendable {
     /// On → off: every beacon disabled (a phone sees the region empty); off → on: the whole start plan
     /// again (whatever happened meanwhile, the beacons come back as configured).
     private mutating func switchPhase(at scheduled: Int64, now: Int64) -> [Effect] {
-        guard let cycle = schedule.cycle else { return [] }
+        guard let cycle = policy.schedule.cycle else { return [] }
         if !clock.isOff {
             clock.pairsDone += 1
             clock.isOff = true
@@ -540,17 +548,17 @@ public struct SessionMachine: Sendable {
             // Off by the schedule: the next on phase runs the whole start plan anyway.
             pendingRearm = nil
             pendingDisruption = nil
-            if phase == .unplugged, let c = schedule.cycle {
+            if phase == .unplugged, let c = policy.schedule.cycle {
                 // Back from an unplug in an off phase: still off by the schedule.
                 phase = .offPhase(.init(offMilliseconds: c.offMilliseconds, pair: clock.pairsDone, count: c.count))
             }
             return []
         }
-        if takeover, fightBudget.noteTakeover(at: now) {
+        if takeover, policy.fightBudget.noteTakeover(at: now) {
             yield(after: cause, now: now)
             return []
         }
-        if isYielding { fightBudget.reset() }
+        if isYielding { policy.fightBudget.reset() }
         pendingRearm = nil
         pendingDisruption = nil
         let started = triggeredAt ?? now
@@ -574,9 +582,9 @@ public struct SessionMachine: Sendable {
         triggeredAt = nil
         pendingDisruption = nil
         nextRotationAt = nil
-        pendingRearm = .init(at: now + fightBudget.quietMilliseconds, cause: quietCause, takeover: false)
-        phase = .yielding(.init(takeovers: fightBudget.recent.count, windowMilliseconds: fightBudget.windowMilliseconds,
-                                quietMilliseconds: fightBudget.quietMilliseconds, last: cause))
+        pendingRearm = .init(at: now + policy.fightBudget.quietMilliseconds, cause: quietCause, takeover: false)
+        phase = .yielding(.init(takeovers: policy.fightBudget.recent.count, windowMilliseconds: policy.fightBudget.windowMilliseconds,
+                                quietMilliseconds: policy.fightBudget.quietMilliseconds, last: cause))
     }
 }
 

@@ -34,20 +34,19 @@ public enum ShareError: Error, Equatable, Sendable, CustomStringConvertible {
 /// - `--cycle`: an off phase removes our instances (Remove Advertising), the on phase adds them again.
 /// - Reload: changed beacons re-added on their instances, new ones get free instances, removed ones
 ///   are removed. Stop: Remove Advertising of our instances only.
-public final class SharedAdvertisingSession {
+public final class SharedAdvertisingSession: SessionShell {
     public private(set) var plan: SharePlan
     public let device: String
     public private(set) var runner: MGMTCommandRunner
     let now: () -> Int64
     /// Notes for the operator, rendered at the edge (stderr).
     public var log: (SessionNote) -> Void
-    /// The decisions: phase, schedule, retry (the raw-HCI session's machine).
+    /// The decisions: phase, schedule, retry (the raw-HCI session's machine), its members read as
+    /// the session's own (`SessionShell`).
     public private(set) var machine = SessionMachine()
-    public var phase: SessionPhase { machine.phase }
-    /// Duration and on/off cycle; empty = on air until stopped.
-    public var schedule: AdvertisingSchedule {
-        get { machine.schedule }
-        set { machine.schedule = newValue }
+    public var policy: SessionMachine.Policy {
+        get { machine.policy }
+        set { machine.policy = newValue }
     }
     public static let retryMilliseconds: Int64 = 1000
 
@@ -58,8 +57,8 @@ public final class SharedAdvertisingSession {
         self.runner = runner
         self.now = now
         self.log = log
-        machine.retryMilliseconds = Self.retryMilliseconds
-        machine.placementsSurvivePowerOff = true   // the kernel keeps instances without a timeout
+        machine.policy.retryMilliseconds = Self.retryMilliseconds
+        machine.policy.placementsSurvivePowerOff = true   // the kernel keeps instances without a timeout
     }
 
     /// Read Advertising Features, choose our instances, add every beacon.
@@ -143,7 +142,7 @@ public final class SharedAdvertisingSession {
             }
         case .disableForCycle:
             do { try removeOurs() } catch {
-                log(.offPhaseFailed(.shared(error), retryMilliseconds: machine.retryMilliseconds))
+                log(.offPhaseFailed(.shared(error), retryMilliseconds: machine.policy.retryMilliseconds))
                 send(.disableFailed)
             }
         case let .reload(method):

@@ -60,7 +60,7 @@ final class MGMTAdapter: SessionAdapter {
                                           dwellMilliseconds: s.rotationMilliseconds, runner: runner, now: ctx.monotonicMilliseconds,
                                           log: { _ in })
         shared.log = { [ctx, unowned shared] in ctx.note($0.text(device: shared.device, beacons: shared.plan.beacons.count)) }
-        shared.schedule = s.schedule
+        shared.policy.schedule = s.schedule
         do { try shared.start() } catch {
             channel.close()
             throw CLIError(error)

@@ -286,7 +286,7 @@ enum StartCommand: Subcommand {
         let kiosk = AdvertisingSession(configuration: s.kiosk, caps: caps, device: session.name, deviceID: session.info.id,
                                        runner: session.runner, now: ctx.monotonicMilliseconds, log: { _ in })
         kiosk.log = { [ctx, unowned kiosk] in ctx.note($0.text(device: kiosk.device, beacons: kiosk.configuration.beacons.count)) }
-        kiosk.schedule = s.schedule
+        kiosk.policy.schedule = s.schedule
         kiosk.kernelInstances = SharedInstanceHandBack.kernelInstances(session, family: family, timeout: s.timeoutMilliseconds,
                                                                        verbose: a.has("--verbose"), ctx)
         do { try kiosk.start() } catch {
