@@ -47,57 +47,29 @@ public final class ControlChannel: MGMTChannel {
     public func close() {
         signals?.close()
         signals = nil
-        if socketDescriptor >= 0 {
-            system.closeDescriptor(socketDescriptor)
-            socketDescriptor = -1
-        }
+        system.closeOwned(&socketDescriptor)
     }
 
     /// One packet in one write; a short write is an error, never a second write.
+    ///
+    /// A write of 0 bytes is not short: the kernel did not run the command but answered it. A socket
+    /// without CAP_NET_ADMIN (untrusted) that sends a command only trusted sockets may send gets a
+    /// Command Status (Permission Denied) queued, and write returns 0 (hci_sock's MGMT path). The
+    /// answer is read like any other.
     public func send(_ packet: [UInt8]) throws(TransportError) {
-        let written: Int
-        do {
-            written = try systemCall { packet.withUnsafeBytes { system.write(socketDescriptor, $0) } }
-        } catch {
-            throw transportError(error, call: "write", device: Self.name, available: { [] })
-        }
-        // 0: the kernel did not run the command but answered it: a socket without CAP_NET_ADMIN
-        // (untrusted) that sends a command only trusted sockets may send gets a Command Status
-        // (Permission Denied) queued, and write returns 0 (hci_sock's MGMT path). The answer is read
-        // like any other.
-        if written == 0, !packet.isEmpty { return }
-        if written != packet.count {
-            throw .system(call: "write", device: Self.name, errno: EIO, message: "short write: \(written) of \(packet.count) bytes")
-        }
+        try system.writePacket(packet, to: socketDescriptor, device: Self.name, acceptsNothingWritten: true, available: { [] })
     }
 
     /// One blocking poll on the socket and the signalfd: a signal first, then one event.
     public func receive(timeoutMilliseconds: Int) throws(TransportError) -> MGMTReceive {
-        guard socketDescriptor >= 0 else {
-            throw .system(call: "poll", device: Self.name, errno: EBADF, message: "the channel is closed")
-        }
-        let deadline = timeoutMilliseconds < 0 ? nil : MonotonicInstant.after(milliseconds: timeoutMilliseconds, system)
-        let forever = timeoutMilliseconds < 0 || deadline == nil
+        guard socketDescriptor >= 0 else { throw .closed(Self.name) }
+        let deadline = MonotonicInstant.deadline(timeoutMilliseconds: timeoutMilliseconds, system)
         var fds = [pollfd(fd: socketDescriptor, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: signals?.descriptor ?? -1, events: Int16(POLLIN), revents: 0)]
         while true {
-            let wait: Int32 = forever ? -1 : (deadline?.millisecondsFromNow(system) ?? 0)
-            for i in fds.indices { fds[i].revents = 0 }
-            let ready: Int32
-            do {
-                ready = try systemCall { fds.withUnsafeMutableBufferPointer { system.poll($0, wait) } }
-            } catch {
-                throw transportError(error, call: "poll", device: Self.name, available: { [] })
-            }
-            if ready == 0 {
-                if forever { continue }
-                if let deadline, MonotonicInstant.now(system) < deadline { continue }
-                return .timedOut
-            }
+            guard try system.pollReady(&fds, until: deadline, device: Self.name, available: { [] }) else { return .timedOut }
             if fds[1].revents != 0, let signal = signals?.take() { return .signal(signal) }
-            if fds[0].revents & Int16(POLLNVAL) != 0 {
-                throw .system(call: "poll", device: Self.name, errno: EBADF, message: Errno(EBADF).description)
-            }
+            if fds[0].revents & Int16(POLLNVAL) != 0 { throw .invalidDescriptor(Self.name) }
             if fds[0].revents != 0 {
                 let count: Int
                 do {
@@ -107,9 +79,7 @@ public final class ControlChannel: MGMTChannel {
                 } catch {
                     throw transportError(error, call: "read", device: Self.name, available: { [] })
                 }
-                if count == 0 {
-                    throw .system(call: "read", device: Self.name, errno: 0, message: "the socket was closed by the kernel")
-                }
+                if count == 0 { throw .closedByKernel(Self.name) }
                 return .event(Array(buffer.prefix(min(count, buffer.count))))
             }
         }

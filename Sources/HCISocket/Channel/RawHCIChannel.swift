@@ -72,58 +72,26 @@ public final class RawHCIChannel: HCIChannel {
     public func close() {
         signals?.close()
         signals = nil
-        if deviceWatch >= 0 {
-            system.closeDescriptor(deviceWatch)
-            deviceWatch = -1
-        }
-        if socketDescriptor >= 0 {
-            system.closeDescriptor(socketDescriptor)
-            socketDescriptor = -1
-        }
+        system.closeOwned(&deviceWatch)
+        system.closeOwned(&socketDescriptor)
     }
 
     /// Writes one H4 packet in one write (the socket is message oriented: a packet is never split).
     public func send(_ packet: [UInt8]) throws(TransportError) {
-        let written: Int
-        do {
-            written = try systemCall { packet.withUnsafeBytes { system.write(socketDescriptor, $0) } }
-        } catch {
-            throw transportError(error, call: "write", device: name)
-        }
-        if written != packet.count {
-            // A datagram socket does not continue a packet in a second write: the rest would be
-            // parsed as a new packet. The kernel never does this; report it rather than corrupt.
-            throw .system(call: "write", device: name, errno: EIO,
-                          message: "short write: \(written) of \(packet.count) bytes")
-        }
+        try system.writePacket(packet, to: socketDescriptor, device: name)
     }
 
     /// One blocking poll on the socket (and the signalfd): `.signal` before `.event` when both are ready,
     /// so a flood of advertising reports never hides a Ctrl-C; the event stays queued for the next call.
     public func receive(timeoutMilliseconds: Int) throws(TransportError) -> HCIReceive {
-        guard socketDescriptor >= 0 else {
-            throw .system(call: "poll", device: name, errno: EBADF, message: "the channel is closed")
-        }
-        let deadline = timeoutMilliseconds < 0 ? nil : MonotonicInstant.after(milliseconds: timeoutMilliseconds, system)
-        let forever = timeoutMilliseconds < 0 || deadline == nil
+        guard socketDescriptor >= 0 else { throw .closed(name) }
+        let deadline = MonotonicInstant.deadline(timeoutMilliseconds: timeoutMilliseconds, system)
         // [socket, signalfd or -1, device watch or -1]: poll ignores negative descriptors.
         var fds = [pollfd(fd: socketDescriptor, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: signals?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: deviceWatch, events: Int16(POLLIN), revents: 0)]
         while true {
-            let wait: Int32 = forever ? -1 : (deadline?.millisecondsFromNow(system) ?? 0)
-            for i in fds.indices { fds[i].revents = 0 }
-            let ready: Int32
-            do {
-                ready = try systemCall { fds.withUnsafeMutableBufferPointer { system.poll($0, wait) } }
-            } catch {
-                throw transportError(error, call: "poll", device: name)
-            }
-            if ready == 0 {
-                if forever { continue }
-                if let deadline, MonotonicInstant.now(system) < deadline { continue }  // poll's Int32 range ran out
-                return .timedOut
-            }
+            guard try system.pollReady(&fds, until: deadline, device: name) else { return .timedOut }
             if fds[1].revents != 0, let signal = signals?.take() {
                 return .signal(signal)
             }
@@ -132,9 +100,7 @@ public final class RawHCIChannel: HCIChannel {
             // before HCI_DEV_DOWN), so the socket's older packets go first. Read the other way round,
             // the HCI Reset of `hciconfig hci0 up` looked like another program's reset after the re-arm.
             let socketEvents = fds[0].revents
-            if socketEvents & Int16(POLLNVAL) != 0 {
-                throw .system(call: "poll", device: name, errno: EBADF, message: Errno(EBADF).description)
-            }
+            if socketEvents & Int16(POLLNVAL) != 0 { throw .invalidDescriptor(name) }
             if socketEvents != 0 {
                 do {
                     if let packet = try readPacket(hangup: socketEvents & Int16(POLLHUP) != 0) { return packet }
@@ -166,9 +132,7 @@ public final class RawHCIChannel: HCIChannel {
         } catch {
             throw transportError(error, call: "read", device: name)
         }
-        if count == 0 {
-            throw .system(call: "read", device: name, errno: 0, message: "the socket was closed by the kernel")
-        }
+        if count == 0 { throw .closedByKernel(name) }
         let packet = Array(buffer.prefix(min(count, capacity)))
         switch packet.first {
         case PacketType.event.rawValue: return .event(packet)
