@@ -162,6 +162,19 @@ enum DryRun {
             + "# stop:\n" + lines(plan.stop)
     }
 
+    /// The plan's `beacons` (both modes): each configured entry's identifier with the beacon as
+    /// advertised, its advertising data and options.
+    static func beaconsJSON(_ entries: [BeaconEntry], _ advertised: [BeaconAdvertisement]) -> JSON {
+        .array(zip(entries, advertised).map { entry, advertised in
+            let b = advertised.beacon, o = advertised.options
+            return .object([("identifier", entry.identifier.map(JSON.string) ?? .null)] + b.jsonFields + [
+                ("advertisingData", .string(Hex.encode(b.advertisingData))),
+                ("intervalMilliseconds", .number(o.interval.milliseconds)), ("connectable", .bool(o.connectable)),
+                ("txPower", o.txPower.map { .number(Double($0)) } ?? .null),
+            ])
+        })
+    }
+
     /// The whole plan as JSON (schema: Docs/plan.schema.json; keys always in this order):
     /// `format`, `formatVersion`, `device`, `family`, `layout`, `beacons`, `start`, `rotation`,
     /// `schedule`, `stop`. Every command is `HCIJSON.command`: opcode, spec name, fields, H4 hex.
@@ -177,14 +190,6 @@ enum DryRun {
                               ("dwellMilliseconds", number(s.rotationMilliseconds)),
                               ("cycleMilliseconds", number(plan.configuration.rotationCycleMilliseconds))])
         }
-        let beacons: [JSON] = zip(s.beacons, plan.advertised).map { entry, advertised in
-            let b = advertised.beacon, o = advertised.options
-            return .object([("identifier", entry.identifier.map(JSON.string) ?? .null)] + b.jsonFields + [
-                ("advertisingData", .string(Hex.encode(b.advertisingData))),
-                ("intervalMilliseconds", .number(o.interval.milliseconds)), ("connectable", .bool(o.connectable)),
-                ("txPower", o.txPower.map(number) ?? .null),
-            ])
-        }
         let schedule = s.schedule
         let scheduleJSON: JSON = schedule.isEmpty ? .null : .object([
             ("durationMilliseconds", schedule.durationMilliseconds.map(number) ?? .null),
@@ -196,7 +201,7 @@ enum DryRun {
         return .object([
             ("format", .string(planFormat)), ("formatVersion", number(planFormatVersion)),
             ("device", .string(device)), ("family", .string(plan.family.rawValue)), ("layout", layout),
-            ("beacons", .array(beacons)),
+            ("beacons", beaconsJSON(s.beacons, plan.advertised)),
             ("start", commands(plan.start)), ("rotation", commands(plan.rotationSteps)),
             ("schedule", scheduleJSON), ("stop", commands(plan.stop)),
         ])

@@ -38,14 +38,6 @@ enum ShareDryRun {
     /// The plan as JSON, `Docs/plan.schema.json` with family `mgmt` and layout `instances`.
     static func json(_ s: Settings, _ plan: SharePlan, device: String) -> JSON {
         func number<T: BinaryInteger>(_ v: T) -> JSON { .number(Double(v)) }
-        let beacons: [JSON] = zip(s.beacons, plan.beacons).map { entry, advertised in
-            let b = advertised.beacon, o = advertised.options
-            return .object([("identifier", entry.identifier.map(JSON.string) ?? .null)] + b.jsonFields + [
-                ("advertisingData", .string(Hex.encode(b.advertisingData))),
-                ("intervalMilliseconds", .number(o.interval.milliseconds)), ("connectable", .bool(o.connectable)),
-                ("txPower", o.txPower.map(number) ?? .null),
-            ])
-        }
         let schedule = s.schedule
         let scheduleJSON: JSON = schedule.isEmpty ? .null : .object([
             ("durationMilliseconds", schedule.durationMilliseconds.map(number) ?? .null), ("cycle", .null),
@@ -55,7 +47,7 @@ enum ShareDryRun {
             ("device", .string(device)), ("family", .string("mgmt")),
             ("layout", .object([("kind", .string("instances")), ("instances", .array(plan.instances.map(number))),
                                 ("durationSeconds", number(plan.durationSeconds)), ("method", .string(plan.method.rawValue))])),
-            ("beacons", .array(beacons)),
+            ("beacons", DryRun.beaconsJSON(s.beacons, plan.beacons)),
             ("start", .array(plan.start.map(command))), ("rotation", .array([])),
             ("schedule", scheduleJSON), ("stop", .array(plan.stop.map(command))),
         ])
