@@ -14,25 +14,28 @@ import Testing
         AdvertisingPlan(beacon: try #require(Golden.beacon), options: options(), family: family)
     }
 
-    func start(_ fake: ScriptedController, family: AdvertisingFamily, extendedCaps: Bool, log: inout [String]) throws -> AdvertisingPlan {
+    /// Probes, then starts `family` as the session does: `Advertiser.startSwitchingOnce` with the other
+    /// family's plan as the fallback when the controller supports it (`--controller auto`).
+    /// `switched` gets the refusal that made it switch.
+    func start(_ fake: ScriptedController, family: AdvertisingFamily, extendedCaps: Bool, switched: inout [HCIError]) throws -> AdvertisingPlan {
         let runner = HCICommandRunner(channel: fake)
         let caps = try Advertiser.probe(runner)
         #expect(caps.supportsExtendedAdvertising == extendedCaps)
-        let beacon = try #require(Golden.beacon)
-        var lines: [String] = []
-        defer { log = lines }
-        return try Advertiser.start(runner, plan: { AdvertisingPlan(beacon: beacon, options: self.options(), family: $0) },
-                                    family: family, caps: caps, device: "hci0", log: { lines.append($0) })
+        let first = try plan(family)
+        let fallback = caps.supports(family.other) ? try plan(family.other) : nil
+        var refusals: [HCIError] = []
+        defer { switched = refusals }
+        return try Advertiser.startSwitchingOnce(runner, first, fallback: fallback) { refusals.append($0) }
     }
 
     @Test func legacyConversation() throws {
         let fake = ScriptedController(C.probe(hciVersion: 8, extended: false) + C.okSteps(try plan(.legacy).start))
-        var log: [String] = []
-        let used = try start(fake, family: .legacy, extendedCaps: false, log: &log)
+        var switched: [HCIError] = []
+        let used = try start(fake, family: .legacy, extendedCaps: false, switched: &switched)
         #expect(used.family == .legacy)
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
         #expect(fake.mismatches.isEmpty)
-        #expect(log.isEmpty)
+        #expect(switched.isEmpty)
     }
 
     @Test func extendedConversationToleratesUnknownSetOnFirstDisable() throws {
@@ -41,8 +44,8 @@ import Testing
         steps.append(.command(p.start[0].command, replies: [C.fail(p.start[0].command, .unknownAdvertisingIdentifier)]))
         steps += C.okSteps(Array(p.start.dropFirst()))
         let fake = ScriptedController(steps)
-        var log: [String] = []
-        #expect(try start(fake, family: .extended, extendedCaps: true, log: &log).family == .extended)
+        var switched: [HCIError] = []
+        #expect(try start(fake, family: .extended, extendedCaps: true, switched: &switched).family == .extended)
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
@@ -54,14 +57,14 @@ import Testing
         steps.append(.command(legacy.start[1].command, replies: [C.fail(legacy.start[1].command, .commandDisallowed)]))
         steps += C.okSteps(ext.start)
         let fake = ScriptedController(steps)
-        var log: [String] = []
-        let used = try start(fake, family: .legacy, extendedCaps: true, log: &log)
+        var switched: [HCIError] = []
+        let used = try start(fake, family: .legacy, extendedCaps: true, switched: &switched)
         #expect(used.family == .extended)
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
-        #expect(log == ["hci0: LE Set Advertising Parameters (0x2006) failed: Command Disallowed (0x0c); the controller is in extended advertising mode, switching to extended commands"])
+        #expect(switched == [.commandFailed(opcode: .leSetAdvertisingParameters, status: .commandDisallowed)])
     }
 
-    @Test func bothFamiliesDisallowedExplainsTheCause() throws {
+    @Test func bothFamiliesDisallowedNamesBothRefusals() throws {
         let legacy = try plan(.legacy), ext = try plan(.extended)
         var steps = C.probe(extended: true)
         steps.append(.command(ext.start[0].command, replies: [C.fail(ext.start[0].command, .commandDisallowed)]))
@@ -69,14 +72,12 @@ import Testing
         steps.append(.command(legacy.start[0].command, replies: [C.fail(legacy.start[0].command, .commandDisallowed)]))
         steps.append(.command(legacy.start[1].command, replies: [C.fail(legacy.start[1].command, .commandDisallowed)]))
         let fake = ScriptedController(steps)
-        var log: [String] = []
-        do {
-            _ = try start(fake, family: .extended, extendedCaps: true, log: &log)
-            Issue.record("expected bothFamiliesDisallowed")
-        } catch let e as StartError {
-            guard case .bothFamiliesDisallowed = e else { Issue.record("got \(e)"); return }
-            #expect(e.description == "hci0 refused both advertising families (LE Set Extended Advertising Parameters (0x2036) failed: Command Disallowed (0x0c); LE Set Advertising Parameters (0x2006) failed: Command Disallowed (0x0c))")
+        var switched: [HCIError] = []
+        #expect(throws: FamilyStartError.bothDisallowed(first: .commandFailed(opcode: .leSetExtendedAdvertisingParameters, status: .commandDisallowed),
+                                                        second: .commandFailed(opcode: .leSetAdvertisingParameters, status: .commandDisallowed))) {
+            _ = try start(fake, family: .extended, extendedCaps: true, switched: &switched)
         }
+        #expect(switched == [.commandFailed(opcode: .leSetExtendedAdvertisingParameters, status: .commandDisallowed)])
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
@@ -88,9 +89,9 @@ import Testing
         // Nothing half-done: the stop plan follows the refusal.
         steps += C.okSteps(legacy.stop)
         let fake = ScriptedController(steps)
-        var log: [String] = []
-        #expect(throws: StartError.command(.commandFailed(opcode: .leSetAdvertisingParameters, status: .invalidHCICommandParameters))) {
-            _ = try start(fake, family: .legacy, extendedCaps: true, log: &log)
+        var switched: [HCIError] = []
+        #expect(throws: FamilyStartError.refused(.commandFailed(opcode: .leSetAdvertisingParameters, status: .invalidHCICommandParameters))) {
+            _ = try start(fake, family: .legacy, extendedCaps: true, switched: &switched)
         }
         #expect(fake.isFullyConsumed)
     }

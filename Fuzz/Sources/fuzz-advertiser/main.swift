@@ -78,8 +78,10 @@ exit(fuzzMain { input in
     let requested: AdvertisingFamily? = [nil, .legacy, .extended][Int(input[0] >> 2) % 3]
     guard let family = try? Advertiser.chooseFamily(requested, caps, device: "hci0") else { return }
     let before = controller.sent.count
-    guard let plan = try? Advertiser.start(runner, plan: { AdvertisingPlan(beacon: beacon, options: options, family: $0) },
-                                           family: family, caps: caps, device: "hci0", log: { _ in }) else { return }
+    // As the session starts: the other family as the fallback only for `auto` on a controller that has it.
+    let fallback = requested == nil && caps.supports(family.other) ? AdvertisingPlan(beacon: beacon, options: options, family: family.other) : nil
+    guard let plan = try? Advertiser.startSwitchingOnce(runner, AdvertisingPlan(beacon: beacon, options: options, family: family),
+                                                        fallback: fallback, switching: { _ in }) else { return }
     let startPackets = plan.start.map(\.command.packet)
     require(controller.sent.count - before >= startPackets.count, "start sent fewer commands than its plan")
     require(Array(controller.sent.suffix(startPackets.count)) == startPackets, "a successful start did not end with its exact plan")

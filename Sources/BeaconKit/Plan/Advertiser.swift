@@ -53,24 +53,6 @@ public enum Advertiser {
         return family
     }
 
-    /// Runs the start plan of `family`; on Command Disallowed (0x0c) — the controller is locked to
-    /// the other family — switches once. Returns the plan that succeeded.
-    public static func start(_ runner: HCICommandRunner, plan makePlan: (AdvertisingFamily) -> AdvertisingPlan,
-                             family: AdvertisingFamily, caps: ControllerCapabilities, device: String,
-                             log: (String) -> Void) throws(StartError) -> AdvertisingPlan {
-        let fallback = caps.supports(family.other) ? makePlan(family.other) : nil
-        do {
-            return try startSwitchingOnce(runner, makePlan(family), fallback: fallback) { error in
-                log("\(device): \(error); the controller is in \(family.other) advertising mode, switching to \(family.other) commands")
-            }
-        } catch {
-            switch error {
-            case let .refused(e): throw .command(e)
-            case let .bothDisallowed(first, second): throw .bothFamiliesDisallowed(device: device, first: first, second: second)
-            }
-        }
-    }
-
     /// The family rule for any plan (advertising or scanning): run `first.start`; if a step is refused
     /// with Command Disallowed and there is a `fallback` (the other family's plan), run that once.
     /// A step refused for another reason leaves nothing half-done: that plan's stop runs, best effort.
