@@ -87,7 +87,8 @@ import Testing
         let (m, _) = try Self.started(try Self.kiosk([1, 2]))
         let r = try report(m, try Self.kiosk([1, 3]))
         #expect(!r.passed)
-        #expect(r.firstFailure == "beacon 2: LE Set Extended Advertising Data: iBeacon minor 3 ≠ 2 (config ≠ capture)")
+        #expect(r.firstFailure == .beacon(number: 2, .configDiffers(FieldDifference(
+            command: "LE Set Extended Advertising Data", field: "iBeacon minor", expected: "3", actual: "2"))))
         expectText(r, """
             capture: kiosk.snoop
             datalink: BlueZ monitor (2001), 37 records
@@ -120,7 +121,8 @@ import Testing
         let (m, _) = try Self.started(capture, family: .legacy)
         let config = try Self.kiosk([1], interval: try #require(AdvertisingInterval(milliseconds: 200)), family: .legacy)
         let r = try report(m, config)
-        #expect(r.firstFailure == "beacon 1: LE Set Advertising Parameters: Advertising_Interval_Min 0x0140 ≠ 0x00a0 (config ≠ capture)")
+        #expect(r.firstFailure == .beacon(number: 1, .configDiffers(FieldDifference(
+            command: "LE Set Advertising Parameters", field: "Advertising_Interval_Min", expected: "0x0140", actual: "0x00a0"))))
         expectText(r, """
             capture: kiosk.snoop
             datalink: BlueZ monitor (2001), 31 records
@@ -140,10 +142,17 @@ import Testing
         // extended: the spec's names there
         let (e, _) = try Self.started(try Self.kiosk([1]))
         #expect(try report(e, try Self.kiosk([1], interval: try #require(AdvertisingInterval(milliseconds: 200)))).firstFailure
-            == "beacon 1: LE Set Extended Advertising Parameters: Primary_Advertising_Interval_Min 0x000140 ≠ 0x0000a0 (config ≠ capture)")
+            == .beacon(number: 1, .configDiffers(FieldDifference(command: "LE Set Extended Advertising Parameters",
+                                                                 field: "Primary_Advertising_Interval_Min", expected: "0x000140", actual: "0x0000a0"))))
         // connectability and tx power
         let (c, _) = try Self.started(try Self.kiosk([1], txPower: -12))
-        #expect(try report(c, try Self.kiosk([1], txPower: -4, connectable: true)).beacons[0].failures == [
+        let both = try report(c, try Self.kiosk([1], txPower: -4, connectable: true))
+        #expect(both.beacons[0].failures == [
+            .configDiffers(FieldDifference(command: "LE Set Extended Advertising Parameters", field: "Advertising_Event_Properties",
+                                           expected: "0x0013", actual: "0x0010")),
+            .txPowerDiffers(.leSetExtendedAdvertisingParameters, expected: -4, actual: -12),
+        ])
+        #expect(both.beacons[0].failures.map(VerifyReport.text) == [
             "LE Set Extended Advertising Parameters: Advertising_Event_Properties 0x0013 ≠ 0x0010 (config ≠ capture)",
             "LE Set Extended Advertising Parameters: Advertising_TX_Power -4 ≠ -12 dBm (config ≠ capture)",
         ])
@@ -155,7 +164,9 @@ import Testing
             c.opcode == .leSetExtendedAdvertisingParameters && c.parameters.first == 238 ? Status(rawValue: 0x07) : Self.fresh(c)
         }
         let r = try report(m, config)
-        #expect(r.firstFailure == "beacon 2: LE Set Extended Advertising Parameters (0x2036) on set 238 at 1.009 s failed: Memory Capacity Exceeded (0x07)")
+        let failed = FailedCommand.hci(.leSetExtendedAdvertisingParameters, on: .set(238), seconds: 1.009, status: Status(rawValue: 0x07))
+        #expect(r.beacons[1].failedCommands == [failed])
+        #expect(r.firstFailure == .beacon(number: 2, .commandFailed(failed)))
         expectText(r, """
             capture: kiosk.snoop
             datalink: BlueZ monitor (2001), 37 records
@@ -196,7 +207,7 @@ import Testing
         m.run(0, .leClearAdvertisingSets)
         m.controlClose(cookie: 3)
         let r = try report(m, config)
-        #expect(r.firstFailure == "beacon 1: off air at the end of the capture: went off at 3.202 s: LE Set Extended Advertising Enable (0x2039) disabling all sets (Number_of_Sets 0), sent by the kernel for MGMT Remove Advertising (0x003f) from btmgmt")
+        #expect(r.firstFailure == .beacon(number: 1, .offAirAtEnd(try #require(r.beacons[0].events.last))))
         expectText(r, """
             capture: kiosk.snoop
             datalink: BlueZ monitor (2001), 44 records
@@ -240,7 +251,7 @@ import Testing
             "on at 1.013 s: LE Set Extended Advertising Enable (0x2039) enabling set 239, set 238",
             "went off at 3.001 s: LE Set Extended Advertising Enable (0x2039) disabling set 238, sent on a raw HCI socket (raw sockets open: beacon-tx, hcitool)",
         ])
-        #expect(r.firstFailure == "beacon 2: off air at the end of the capture: went off at 3.001 s: LE Set Extended Advertising Enable (0x2039) disabling set 238, sent on a raw HCI socket (raw sockets open: beacon-tx, hcitool)")
+        #expect(r.firstFailure == .beacon(number: 2, .offAirAtEnd(try #require(r.beacons[1].events.last))))
     }
 
     /// Device down (Close Index) and up again, re-armed by the kiosk: off, then on again; passes.
@@ -359,7 +370,11 @@ import Testing
         m.controlOpen(cookie: 4, format: 0, comm: "hcitool")
         m.run(0, plan.stop)
         let r = try report(m, config)
-        #expect(r.firstFailure == "beacon 1: off air at the end of the capture: went off at 3.001 s: LE Set Advertising Enable (0x200a) disabling the legacy instance, sent on a raw HCI socket (raw sockets open: hcitool)")
+        let off = try #require(r.beacons[0].events.last)
+        #expect(r.firstFailure == .beacon(number: 1, .offAirAtEnd(off)))
+        #expect(!off.on && !off.byStopPlan && off.seconds == 3.001)
+        #expect(off.cause == "LE Set Advertising Enable (0x200a) disabling the legacy instance")
+        #expect(off.who == "sent on a raw HCI socket (raw sockets open: hcitool)")
         // With beacon-tx's socket open it is its stop plan.
         var own = try Self.started(config, family: .legacy).0
         own.at(3)
@@ -374,7 +389,9 @@ import Testing
         m.at(-2.5)
         m.run(0, plan.stop[0].command, status: Status(rawValue: 0x1f))
         let r = try report(m, config)
-        #expect(r.firstFailure == "beacon 1: LE Set Extended Advertising Enable (0x2039) on set 239 at -2.500 s failed: Unspecified Error (0x1f)")
+        #expect(r.firstFailure == .beacon(number: 1, .commandFailed(.hci(.leSetExtendedAdvertisingEnable, on: .set(239), seconds: -2.5,
+                                                                          status: Status(rawValue: 0x1f)))))
+        #expect(VerifyReport.firstFailureText(r) == "beacon 1: LE Set Extended Advertising Enable (0x2039) on set 239 at -2.500 s failed: Unspecified Error (0x1f)")
         #expect(CaptureReport.seconds(-0.0004) == "-0.000")
         #expect(CaptureReport.seconds(.nan) == "?")
     }
@@ -405,7 +422,7 @@ import Testing
             """)
         // The config asks for extended commands: the family is named.
         let wrong = CaptureVerifier.verify(file, expected: try Self.kiosk([7], family: .extended), controllerIndex: 0)
-        #expect(wrong.firstFailure == "beacon 1: controller extended ≠ legacy (config ≠ capture)")
+        #expect(wrong.firstFailure == .beacon(number: 1, .familyDiffers(expected: .extended, actual: .legacy)))
     }
 
     /// Three beacons rotated on the legacy instance: each one's data is set while it is enabled.
@@ -459,7 +476,7 @@ import Testing
         off.run(0, .leSetAdvertisingEnable(false))
         off.run(0, plan.rotationSteps[2].command)
         let r2 = try report(off, config)
-        #expect(r2.firstFailure == "beacon 3: never on air: its data was never set on the legacy instance while it was enabled")
+        #expect(r2.firstFailure == .beacon(number: 3, .neverEnabled(.legacy, rotation: true)))
     }
 }
 

@@ -148,6 +148,37 @@ import Testing
         #expect(r.err == "beacon-tx verify: FAIL: beacon 2: removed at 8.001 s: MGMT Remove Advertising (0x003f) of instance 4 from btmgmt, and not added again by the end of the capture\n")
     }
 
+    /// The verifier's own verdicts on the same faults, as values (the sentences above are the CLI's words for them).
+    @Test func theFaultsAsTypedFailures() throws {
+        let uuid = try #require(ProximityUUID(Golden.uuidText))
+        func report(_ fault: Fault, major: UInt16 = 1, rotation: Int = 1000) throws -> CaptureReport {
+            let config = KioskConfiguration(beacons: [(major, 1), (1, 2)].map {
+                BeaconAdvertisement(beacon: IBeacon(uuid: uuid, major: $0.0, minor: $0.1), options: AdvertisingOptions(interval: .standard))
+            }, rotationMilliseconds: rotation)
+            return CaptureVerifier.verify(try CaptureFile.read(try Self.capture(fault), .fail), expected: config, controllerIndex: 0)
+        }
+        let pass = try report(.none)
+        #expect(pass.passed && pass.firstFailure == nil && pass.share?.extendedRefusal == nil)
+        #expect(try report(.none, major: 2).firstFailure == .beacon(number: 1, .addedBeaconDiffers(FieldDifference(
+            command: "Add Extended Advertising Data", field: "iBeacon major", expected: "2", actual: "1"))))
+        #expect(try report(.none, rotation: 3000).firstFailure
+            == .beacon(number: 1, .planDiffers(.addExtendedAdvertisingParameters, instance: 5, field: "Duration", expected: "3 s", actual: "1 s")))
+        #expect(try report(.noRemove).firstFailure == .beacon(number: 2, .notRemoved(instance: 4, addedSeconds: 1.007)))
+        #expect(try report(.ghost).firstFailure
+            == .beacon(number: 1, .writtenAfterRemoval(.leSetAdvertisingData, seconds: 9.5, instance: 5, removedSeconds: 9)))
+        guard case let .beacon(1, .kernelChangedData(opcode, at, written, added))? = try report(.kernelAddsFlags).firstFailure else {
+            Issue.record("expected the kernel's changed bytes")
+            return
+        }
+        #expect(opcode == .leSetAdvertisingData && at == 1.5 && written[2] == 0x02 && added[2] == 0x06)
+        let fallback = try report(.refusedExtended)
+        #expect(fallback.passed)
+        #expect(fallback.share?.extendedRefusal == .init(status: .invalidParameters, seconds: 1.003))
+        let removed = try report(.removedByOther)
+        #expect(removed.firstFailure == .beacon(number: 2, .removedByOther(try #require(removed.beacons[1].events.last))))
+        #expect(removed.beacons[1].events.last?.who == "from btmgmt")
+    }
+
     /// A real `btmon -w` capture of rc-share (RootCanal legacy-only, bluetoothd, Debian's 6.1 kernel):
     /// two beacons shared next to a kernel instance, a reload (minor 2 → 3), `btmgmt rm-adv` of ours
     /// undone, the stop.

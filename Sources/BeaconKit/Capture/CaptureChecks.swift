@@ -6,13 +6,7 @@ extension CaptureVerifier.Run {
                       shared: Bool, paramsAtEnable: HCICommand?, stopPlan: Set<Int>) -> CaptureReport.BeaconReport {
         var r = CaptureReport.BeaconReport(number: i + 1, expected: b)
         guard let found else {
-            let what: String
-            switch expected.family {
-            case .legacy?: what = "LE Set Advertising Data (0x2008)"
-            case .extended?: what = "LE Set Extended Advertising Data (0x2037)"
-            case nil: what = "LE Set Advertising Data (0x2008) or LE Set Extended Advertising Data (0x2037)"
-            }
-            r.failures.append("no \(what) with iBeacon data on \(HCIDeviceInfo.name(of: index)) in the capture")
+            r.failures.append(.noDataCommand(family: expected.family, controllerIndex: index))
             return r
         }
         let firstData = commands.first { c in
@@ -25,9 +19,9 @@ extension CaptureVerifier.Run {
         r.family = found.placement == .legacy ? .legacy : .extended
         r.configuredSeconds = Double(firstData.time) / 1_000_000
         let name = dataCommand.command.opcode.name ?? "data"
-        r.failures += CommandDiff.iBeaconDifferences(name, expected: b.beacon, actual: found.beacon).map { "\($0) (config ≠ capture)" }
+        r.failures += CommandDiff.iBeaconDifferences(name, expected: b.beacon, actual: found.beacon).map(VerifyFailure.configDiffers)
         if let want = expected.family, want != r.family {
-            r.failures.append("controller \(want.rawValue) ≠ \(r.family?.rawValue ?? "?") (config ≠ capture)")
+            r.failures.append(.familyDiffers(expected: want, actual: r.family))
         }
 
         // Parameters: the ones in force when the set last went on air, else the last ones sent.
@@ -35,11 +29,10 @@ extension CaptureVerifier.Run {
         let params = paramsAtEnable ?? commands.last { c in
             touches(c.command, p) && CommandTable.advertisingEffect(c.command.opcode) == .parameters
         }?.command
-        let paramsName = p == .legacy ? "LE Set Advertising Parameters" : "LE Set Extended Advertising Parameters"
         if let params {
             checkParameters(params, b, into: &r)
         } else {
-            r.failures.append("\(paramsName): none for the \(p.text) in the capture")
+            r.failures.append(.noParameters(p))
         }
 
         // Every command on our set (or the legacy instance, from our first configuration on) answered Success.
@@ -59,15 +52,12 @@ extension CaptureVerifier.Run {
         for ci in commands.indices where ci >= firstOurs && touches(commands[ci].command, p) {
             let c = commands[ci]
             r.commandCount += 1
-            if let s = c.status {
-                if s != .success && !Self.tolerated(c.command).contains(s) {
-                    r.failedCommands.append("\(c.command.opcode) \(p == .legacy ? "on the legacy instance" : "on " + p.text) at \(CaptureReport.seconds(c.time)) s failed: \(s)")
-                }
-            } else {
-                r.failedCommands.append("\(c.command.opcode) \(p == .legacy ? "on the legacy instance" : "on " + p.text) at \(CaptureReport.seconds(c.time)) s: no Command Complete or Command Status in the capture")
+            // No answer in the capture fails too.
+            if c.status.map({ $0 != .success && !Self.tolerated(c.command).contains($0) }) ?? true {
+                r.failedCommands.append(.hci(c.command.opcode, on: p, seconds: Double(c.time) / 1_000_000, status: c.status))
             }
         }
-        r.failures += r.failedCommands
+        r.failures += r.failedCommands.map(VerifyFailure.commandFailed)
 
         // On air over time.
         r.events = events.map { ev in
@@ -81,15 +71,13 @@ extension CaptureVerifier.Run {
         let onceOnAir = onAt != nil
         r.enabledSeconds = onAt.map { Double($0) / 1_000_000 }
         if !onceOnAir {
-            r.failures.append(shared
-                ? "never on air: its data was never set on the \(p.text) while it was enabled"
-                : "never on air: the \(p.text) was never enabled with its data")
+            r.failures.append(.neverEnabled(p, rotation: shared))
         }
         if let last = r.events.last {
             r.onAirAtEnd = last.on
             r.stoppedByStopPlan = !last.on && last.byStopPlan
             if !last.on && !last.byStopPlan && onceOnAir {
-                r.failures.append("off air at the end of the capture: went off at \(CaptureReport.seconds(last.seconds)) s: \(last.cause)" + (last.who.map { ", \($0)" } ?? ""))
+                r.failures.append(.offAirAtEnd(last))
             }
         }
         return r
@@ -101,15 +89,16 @@ extension CaptureVerifier.Run {
         let name = c.opcode.name ?? "parameters"
         var rd = ByteReader(c.parameters)
         guard let d = CommandTable.description(c.opcode), let values = try? HCICommandDescription.decode(&rd, d.parameters) else {
-            r.failures.append("\(name): \(c.parameters.count) parameter bytes, too short")
+            r.failures.append(.parametersTooShort(c.opcode, byteCount: c.parameters.count))
             return
         }
         let leaves = Dictionary(HCIFieldValue.leaves(values, d.parameters).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         func value(_ field: String) -> UInt32 { leaves[field]?.value.integer ?? 0 }
-        /// `Name: Advertising_Interval_Min 0x00a0 ≠ 0x0140 (config ≠ capture)`, in the field's width.
+        /// `Name: Advertising_Interval_Min 0x00a0 ≠ 0x0140`, in the field's width.
         func expect(_ field: String, _ want: UInt32) {
             guard let leaf = leaves[field], let got = leaf.value.integer, got != want else { return }
-            r.failures.append("\(name): \(field) \(leaf.field.integerText(want)) ≠ \(leaf.field.integerText(got)) (config ≠ capture)")
+            r.failures.append(.configDiffers(FieldDifference(command: name, field: field, expected: leaf.field.integerText(want),
+                                                             actual: leaf.field.integerText(got))))
         }
         let legacy = c.opcode == .leSetAdvertisingParameters
         let interval = legacy ? "Advertising_Interval_" : "Primary_Advertising_Interval_"
@@ -132,7 +121,7 @@ extension CaptureVerifier.Run {
             let wantProps: AdvertisingEventProperties = b.options.connectable ? .legacyConnectable : .legacyNonconnectable
             expect("Advertising_Event_Properties", UInt32(wantProps.rawValue))
             if let tx = b.options.txPower, tx != power {
-                r.failures.append("\(name): Advertising_TX_Power \(tx) ≠ \(power) dBm (config ≠ capture)")
+                r.failures.append(.txPowerDiffers(c.opcode, expected: tx, actual: power))
             }
         }
     }

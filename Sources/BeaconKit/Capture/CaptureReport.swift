@@ -20,14 +20,25 @@ public struct CaptureReport: Hashable, Sendable {
         public var instances: [UInt8]
         /// The plan's Duration (the dwell as whole seconds).
         public var durationSeconds: UInt16
-        /// The Add Advertising fallback, when the kernel refused Add Extended Advertising Data.
-        public var note: String?
+        /// Why beacon-tx used Add Advertising: the kernel refused Add Extended Advertising Data.
+        public var extendedRefusal: Refusal?
 
-        public init(method: SharePlan.Method, instances: [UInt8], durationSeconds: UInt16, note: String? = nil) {
+        public init(method: SharePlan.Method, instances: [UInt8], durationSeconds: UInt16, extendedRefusal: Refusal? = nil) {
             self.method = method
             self.instances = instances
             self.durationSeconds = durationSeconds
-            self.note = note
+            self.extendedRefusal = extendedRefusal
+        }
+
+        /// The kernel's answer to our Add Extended Advertising Data, at `seconds`.
+        public struct Refusal: Hashable, Sendable {
+            public var status: MGMTStatus
+            public var seconds: Double
+
+            public init(status: MGMTStatus, seconds: Double) {
+                self.status = status
+                self.seconds = seconds
+            }
         }
     }
 
@@ -81,7 +92,7 @@ public struct CaptureReport: Hashable, Sendable {
         public var configuredSeconds: Double?
         public var enabledSeconds: Double?
         public var commandCount = 0
-        public var failedCommands: [String] = []
+        public var failedCommands: [FailedCommand] = []
         public var events: [Event] = []
         public var onAirAtEnd = false
         public var stoppedByStopPlan = false
@@ -91,7 +102,7 @@ public struct CaptureReport: Hashable, Sendable {
         public var kernelWrites = 0
         public var removedSeconds: Double?
         /// Every failed check, in order: data fields, family, parameters, commands, on air.
-        public var failures: [String] = []
+        public var failures: [VerifyFailure] = []
 
         public init(number: Int, expected: BeaconAdvertisement) {
             self.number = number
@@ -111,10 +122,10 @@ public struct CaptureReport: Hashable, Sendable {
 
     public var passed: Bool { !beacons.isEmpty && beacons.allSatisfy(\.passed) }
 
-    /// `beacon 2: LE Set Extended Advertising Data: iBeacon minor 2 ≠ 3 (config ≠ capture)`.
-    public var firstFailure: String? {
-        for b in beacons { if let f = b.failures.first { return "beacon \(b.number): \(f)" } }
-        return beacons.isEmpty ? "no beacons configured" : nil
+    /// The first failure of the first failing beacon; nil when the report passes.
+    public var firstFailure: FirstFailure? {
+        for b in beacons { if let f = b.failures.first { return .beacon(number: b.number, f) } }
+        return beacons.isEmpty ? .noBeaconsConfigured : nil
     }
 
     /// Three decimals: 3.2041 → "3.204".

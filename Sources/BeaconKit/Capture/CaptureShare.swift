@@ -65,17 +65,19 @@ extension CaptureVerifier.Run {
         isMonitor && sent.contains { $0.ours && $0.command.advertisingData != nil }
     }
 
-    /// The field differences of `actual` from the plan's `want` (same opcode): `Duration 1 s ≠ 2 s`.
-    static func fieldDifferences(_ want: MGMTCommand, _ actual: MGMTCommand, skipData: Bool) -> [String] {
+    /// The field differences of `actual` from the plan's `want` (same opcode), as a failure of
+    /// `instance`: `Duration` `1 s` ≠ `2 s`; the parameters as hex when they do not decode.
+    static func planDifferences(_ want: MGMTCommand, _ actual: MGMTCommand, instance: UInt8, skipData: Bool) -> [VerifyFailure] {
         guard want.parameters != actual.parameters else { return [] }
         guard let d = MGMTCommandTable.description(want.opcode), let w = want.values, let a = actual.values else {
-            return ["\(Hex.encode(want.parameters)) ≠ \(Hex.encode(actual.parameters))"]
+            return [.planDiffers(want.opcode, instance: instance, field: nil,
+                                 expected: Hex.encode(want.parameters), actual: Hex.encode(actual.parameters))]
         }
-        var out: [String] = []
+        var out: [VerifyFailure] = []
         for (f, (wv, av)) in zip(d.parameters, zip(w, a)) where wv != av {
             if case .data = f.width, skipData { continue }
             if case .lengthOf = f.width, skipData { continue }
-            out.append("\(f.name) \(f.valueText(wv)) ≠ \(f.valueText(av))")
+            out.append(.planDiffers(want.opcode, instance: instance, field: f.name, expected: f.valueText(wv), actual: f.valueText(av)))
         }
         return out
     }
@@ -96,8 +98,8 @@ extension CaptureVerifier.Run {
                              dwellMilliseconds: expected.rotationMilliseconds, method: method)
         var share = CaptureReport.Share(method: method, instances: picks.compactMap { $0.flatMap { ours[$0].command.instance } },
                                         durationSeconds: plan.durationSeconds)
-        if let refused, fellBack {
-            share.note = "the kernel refused MGMT Add Extended Advertising Data (0x0055) with \(refused.status.map(\.description) ?? "?") at \(CaptureReport.seconds(refused.time)) s: beacon-tx used Add Advertising (0x003e) instead (the kernel's interval)"
+        if let refused, fellBack, let status = refused.status {
+            share.extendedRefusal = .init(status: status, seconds: Double(refused.time) / 1_000_000)
         }
         report.share = share
 
@@ -114,7 +116,7 @@ extension CaptureVerifier.Run {
             var r = CaptureReport.BeaconReport(number: i + 1, expected: b)
             guard let pick = picks[i], let instance = ours[pick].command.instance, let data = ours[pick].command.advertisingData,
                   let beacon = IBeacon(advertisingData: data) else {
-                r.failures.append("no MGMT Add Extended Advertising Data (0x0055) or Add Advertising (0x003e) from beacon-tx with iBeacon data for \(HCIDeviceInfo.name(of: index)) in the capture")
+                r.failures.append(.noAddCommand(controllerIndex: index))
                 report.beacons.append(r)
                 continue
             }
@@ -124,38 +126,38 @@ extension CaptureVerifier.Run {
             let firstAdd = ours.first { $0.command.instance == instance && $0.command.advertisingData == data && $0.status == .success } ?? picked
             r.configuredSeconds = Double(firstAdd.time) / 1_000_000
             r.failures += CommandDiff.iBeaconDifferences(picked.command.opcode.name ?? "data", expected: b.beacon, actual: beacon)
-                .map { "MGMT \($0) (config ≠ capture)" }
+                .map(VerifyFailure.addedBeaconDiffers)
 
             // beacon-tx's Add commands for the instance against the plan's.
             let mine = ours.filter { $0.command.instance == instance }
             for want in plan.add(i) {
-                let name = "MGMT \(want.opcode) for instance \(instance)"
                 guard let actual = mine.last(where: { $0.command.opcode == want.opcode && $0.position <= picked.position }) else {
-                    r.failures.append("\(name): not sent by beacon-tx before its data (plan ≠ capture)")
+                    r.failures.append(.planCommandMissing(want.opcode, instance: instance))
                     continue
                 }
-                r.failures += Self.fieldDifferences(want, actual.command, skipData: true).map { "\(name): \($0) (plan ≠ capture)" }
+                r.failures += Self.planDifferences(want, actual.command, instance: instance, skipData: true)
             }
             // Every MGMT command of ours for the instance answered Success (a refused extended add
             // before the Add Advertising fallback, a removal of what was already gone, excepted).
             for s in mine {
-                let name = "MGMT \(s.command.opcode) for instance \(instance) at \(CaptureReport.seconds(s.time)) s"
+                let failed = FailedCommand.mgmt(s.command.opcode, instance: instance, seconds: Double(s.time) / 1_000_000, status: s.status)
                 guard let status = s.status else {
                     r.commandCount += 1
-                    r.failedCommands.append("\(name): no Command Complete or Command Status in the capture")
+                    r.failedCommands.append(failed)
                     continue
                 }
                 let tolerated = (s.command.opcode == .removeAdvertising && status == .invalidParameters)
                     || (fellBack && status == .invalidParameters && s.command.opcode != .addAdvertising)
-                if status != .success && !tolerated { r.failedCommands.append("\(name) failed: \(status)") }
+                if status != .success && !tolerated { r.failedCommands.append(failed) }
                 if !tolerated { r.commandCount += 1 }
             }
-            r.failures += r.failedCommands
+            r.failures += r.failedCommands.map(VerifyFailure.commandFailed)
 
             var dataOnAtEnd = false
             // The kernel's HCI data for our instance: our bytes exactly, and on air in its rotation.
             for w in writes where Self.sameRegion(w.beacon, beacon) && !ourPayloads.contains(w.data) {
-                r.failures.append("\(commands[w.ci].command.opcode) at \(CaptureReport.seconds(commands[w.ci].time)) s carries \(Hex.encode(w.data)), not the \(Hex.encode(data)) beacon-tx added (the kernel changed our bytes)")
+                r.failures.append(.kernelChangedData(commands[w.ci].command.opcode, seconds: Double(commands[w.ci].time) / 1_000_000,
+                                                     written: w.data, added: data))
             }
             let first = writes.first { $0.data == data && commands[$0.ci].position > firstAdd.position }
             r.kernelWrites = writes.filter { $0.data == data }.count
@@ -173,15 +175,15 @@ extension CaptureVerifier.Run {
                     (r.intervalMin, r.intervalMax, r.connectable, r.txPower, r.parameterSummary) =
                         (scratch.intervalMin, scratch.intervalMax, scratch.connectable, scratch.txPower, scratch.parameterSummary)
                     if let c = scratch.connectable, c != b.options.connectable {
-                        r.failures.append("\(p.opcode): \(c ? "connectable" : "non-connectable") ≠ \(b.options.connectable ? "connectable" : "non-connectable") (config ≠ capture)")
+                        r.failures.append(.connectableDiffers(p.opcode, expected: b.options.connectable, actual: c))
                     }
                 }
                 if r.enabledSeconds == nil {
-                    r.failures.append("never on air: the kernel wrote its data but never enabled the \(placement.text) with it")
+                    r.failures.append(.kernelNeverEnabled(placement))
                 }
                 dataOnAtEnd = turns.last?.on ?? false
             } else {
-                r.failures.append("never on air: the kernel wrote no LE Set Advertising Data (0x2008) or LE Set Extended Advertising Data (0x2037) with its data after beacon-tx added instance \(instance)")
+                r.failures.append(.kernelNeverWrote(instance: instance))
             }
 
             // History: added, removed by others, re-added, removed by beacon-tx. The kernel's
@@ -214,19 +216,20 @@ extension CaptureVerifier.Run {
                 lastData = on ? kernel.data[instance] : nil
             }
             if r.events.isEmpty {
-                r.failures.append("never added: no MGMT command of beacon-tx with its data for instance \(instance) was answered Success")
+                r.failures.append(.neverAdded(instance: instance))
             } else if let last = r.events.last, !last.on, last.byStopPlan, let removedPosition {
                 r.stoppedByStopPlan = true
                 r.removedSeconds = last.seconds
                 if let ghost = writes.first(where: { $0.data == data && commands[$0.ci].position > removedPosition }) {
-                    r.failures.append("\(commands[ghost.ci].command.opcode) at \(CaptureReport.seconds(commands[ghost.ci].time)) s wrote its data again after beacon-tx's Remove Advertising of instance \(instance) at \(CaptureReport.seconds(last.seconds)) s")
+                    r.failures.append(.writtenAfterRemoval(commands[ghost.ci].command.opcode, seconds: Double(commands[ghost.ci].time) / 1_000_000,
+                                                           instance: instance, removedSeconds: last.seconds))
                 } else if dataOnAtEnd {
-                    r.failures.append("still on air at the end of the capture after beacon-tx's Remove Advertising of instance \(instance) at \(CaptureReport.seconds(last.seconds)) s (the kernel left its data enabled)")
+                    r.failures.append(.onAirAfterRemoval(instance: instance, removedSeconds: last.seconds))
                 }
             } else if let last = r.events.last, !last.on {
-                r.failures.append("removed at \(CaptureReport.seconds(last.seconds)) s: \(last.cause) \(last.who ?? ""), and not added again by the end of the capture")
+                r.failures.append(.removedByOther(last))
             } else if added, !ourSocketOpenAtEnd, let lastAdd {
-                r.failures.append("no MGMT Remove Advertising (0x003f) of instance \(instance) from beacon-tx after it was added at \(CaptureReport.seconds(lastAdd.time)) s: beacon-tx's MGMT socket closed with the instance still in the kernel's rotation")
+                r.failures.append(.notRemoved(instance: instance, addedSeconds: Double(lastAdd.time) / 1_000_000))
             }
             // At the end: our instance still in the kernel's rotation (beacon-tx running).
             r.onAirAtEnd = added

@@ -47,7 +47,7 @@ enum VerifyCommand: Subcommand {
         if report.beacons.contains(where: { $0.found == nil }) {
             ctx.note("the capture holds no advertising data command for \(report.controller): start btmon -w before beacon-tx start (a capture begun later sees no configuration), and check --device")
         }
-        if let failure = report.firstFailure, !report.passed {
+        if let failure = VerifyReport.firstFailureText(report), !report.passed {
             ctx.log(.error, "beacon-tx verify: FAIL: \(Quote.sanitized(failure))")
             return .differs
         }
