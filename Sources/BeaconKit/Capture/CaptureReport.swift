@@ -34,11 +34,6 @@ public struct CaptureReport: Hashable, Sendable {
         public struct Refusal: Hashable, Sendable {
             public var status: MGMTStatus
             public var seconds: Double
-
-            public init(status: MGMTStatus, seconds: Double) {
-                self.status = status
-                self.seconds = seconds
-            }
         }
     }
 
