@@ -158,5 +158,49 @@ import Testing
         #expect(s.machine.clock.endAt == end && end == 20_000)
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
-}
 
+    /// Found by fuzz-session (`hci-unplugged-across-cycle-*`): the cycle's boundaries pass while the
+    /// device is gone or down; the phase stays (the loop waits for the device), nothing is sent, and
+    /// the return re-arms in an on phase or lands in the off phase.
+    @Test func cycleBoundariesWhileTheDeviceIsAwayKeepItsPhase() {
+        let cycle = AdvertisingSchedule.Cycle(onMilliseconds: 1000, offMilliseconds: 1000, count: nil)
+        var gone = onAir(cycle: cycle)
+        _ = gone.step(.deviceGone, now: 500)
+        #expect(gone.step(.timer, now: 1000) == [] && gone.phase == .unplugged, "off: nothing to disable on a gone device")
+        #expect(gone.step(.timer, now: 2000) == [] && gone.phase == .unplugged, "on: the return re-arms, not the clock")
+        #expect(gone.step(.deviceBack, now: 2100) == [.rearm(.deviceReturned, started: 2100, resume: 0)])
+
+        var down = onAir(cycle: cycle)
+        _ = down.step(.poweredOff, now: 500)
+        #expect(down.step(.timer, now: 1000) == [] && down.phase == .deviceDown)
+        #expect(down.step(.poweredOn, now: 1500) == [])
+        #expect(down.phase == .offPhase(.init(offMilliseconds: 1000, pair: 1, count: nil)), "up in the off phase: off")
+        #expect(down.step(.timer, now: 2000) == [.rearm(.cycleOn(milliseconds: 1000), started: 2000, resume: 0)])
+
+        var kernel = onAir(cycle: cycle)
+        kernel.policy.placementsSurvivePowerOff = true
+        _ = kernel.step(.poweredOff, now: 500)
+        #expect(kernel.step(.timer, now: 1000) == [.disableForCycle], "the kernel kept our instances: removed at the off phase")
+        #expect(kernel.phase == .deviceDown)
+    }
+
+    /// Found by fuzz-session (`hci-reload-while-connected-*`): a restarting reload while a central is
+    /// connected enables every beacon (on air, nothing left to re-enable); an update in place leaves
+    /// the connected one to the disconnection.
+    @Test func aReloadWhileConnected() {
+        var restart = onAir()
+        _ = restart.step(.connected(.set(239)), now: 1)
+        #expect(restart.step(.reloadRequested(inPlace: false), now: 2) == [.reload(.restart)])
+        _ = restart.step(.planAdopted(rotationLength: 0, dwellMilliseconds: 0), now: 3)
+        _ = restart.step(.reloaded, now: 3)
+        #expect(restart.phase == .onAir && restart.connectedBeacons.isEmpty)
+
+        var update = onAir()
+        _ = update.step(.connected(.set(239)), now: 1)
+        #expect(update.step(.reloadRequested(inPlace: true), now: 2) == [.reload(.inPlace)])
+        _ = update.step(.planAdopted(rotationLength: 0, dwellMilliseconds: 0), now: 3)
+        _ = update.step(.reloaded, now: 3)
+        #expect(update.phase == .connected(.set(239)))
+        #expect(update.step(.disconnected, now: 4) == [.reenable([239], started: 4)])
+    }
+}

@@ -154,6 +154,8 @@ public struct SessionMachine: Sendable {
     /// The beacons a central's connection took off air (sets it ended, the legacy instance), in
     /// arrival order: re-enabled after the disconnection.
     public private(set) var connectedBeacons: [SessionPhase.ConnectedBeacon] = []
+    /// The reload being carried out (`Effect.reload`), until its outcome.
+    private var reloading: ReloadMethod?
     /// Someone else writes our single legacy advertising instance too (the kernel's MGMT instances):
     /// an off phase gives it back, or the kernel's rotation re-enables it with our data still in it.
     public private(set) var instanceHasOtherOwner = false
@@ -331,7 +333,6 @@ public struct SessionMachine: Sendable {
         case let .planAdopted(length, dwell):
             rotationLength = length
             dwellMilliseconds = dwell
-            connectedBeacons = []
             rotationIndex = 0
             nextRotationAt = length > 1 ? now + dwell : nil
             return []
@@ -366,6 +367,9 @@ public struct SessionMachine: Sendable {
             return []
         case .poweredOn:
             // Powered again (also MGMT New Settings of another setting while powered: nothing to do on air).
+            if clock.isOff, phase == .deviceDown, let c = policy.schedule.cycle {
+                phase = .offPhase(.init(offMilliseconds: c.offMilliseconds, pair: clock.pairsDone, count: c.count))
+            }
             guard !clock.isOff, phase != .onAir, phase != .unplugged else { return [] }
             return rearm(.deviceUp, now: now)
         case .deviceGone:
@@ -393,6 +397,8 @@ public struct SessionMachine: Sendable {
         case .timer:
             return timerExpired(now: now)
         case let .rearmed(cause, started, index):
+            // The start plan enabled every beacon again, also those a central is still connected to.
+            if cause != .connectionEnded { connectedBeacons = [] }
             triggeredAt = nil
             lastRearm = (cause, now)
             rearmCount += 1
@@ -418,17 +424,23 @@ public struct SessionMachine: Sendable {
             resumedWithoutSwap = false
             return []
         case let .reloadRequested(inPlace):
-            return [.reload(reloadMethod(inPlace: inPlace))]
+            let method = reloadMethod(inPlace: inPlace)
+            reloading = method
+            return [.reload(method)]
         case .reloaded:
-            // On air with the new plan, unless off air anyway (or a central still holds the connection).
+            // On air with the new plan, unless off air anyway, or a central still holds a connection
+            // to a beacon the update left alone (a restart enabled every one).
+            if reloading == .restart { connectedBeacons = [] }
+            reloading = nil
             guard !clock.isOff, !isDown else { return [] }
-            if case .connected = phase { return [] }
+            if case .connected = phase, !connectedBeacons.isEmpty { return [] }
             pendingRearm = nil
             pendingDisruption = nil
             triggeredAt = nil
             phase = .onAir
             return []
         case .reloadFailed:
+            reloading = nil
             // Off air, the previous plan goes on air with the next re-arm or on phase anyway.
             guard !clock.isOff, !isDown else { return [] }
             return rearm(.reloadFailed, now: now)
@@ -534,12 +546,20 @@ public struct SessionMachine: Sendable {
             } else {
                 clock.switchAt = scheduled + cycle.offMilliseconds
             }
+            // Down or gone, the phase stays (the device's return re-arms, or finds the off phase): a
+            // powered-off controller forgot our advertising, the kernel's instances are removed.
+            switch phase {
+            case .unplugged: return []
+            case .deviceDown: return policy.placementsSurvivePowerOff ? [.disableForCycle] : []
+            default: break
+            }
             phase = .offPhase(.init(offMilliseconds: cycle.offMilliseconds, pair: clock.pairsDone, count: cycle.count))
             return instanceHasOtherOwner ? [.disableForCycle, .handBackInstance] : [.disableForCycle]
         }
         clock.isOff = false
         clock.disableRetryAt = nil
         clock.switchAt = scheduled + cycle.onMilliseconds
+        if isDown { return [] }   // the device's return (power on, replug) re-arms
         return rearm(.cycleOn(milliseconds: cycle.onMilliseconds), now: now)
     }
 
