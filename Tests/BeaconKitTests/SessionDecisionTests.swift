@@ -23,6 +23,14 @@ import Testing
         #expect(m.step(.reloadRequested(inPlace: false), now: 10) == [.reload(.restart)], "another family or layout")
         _ = m.step(.placementChanged(.commandSeen(.reset, disruption: .reset, advertising: false)), now: 20)
         #expect(m.step(.reloadRequested(inPlace: true), now: 30) == [.reload(.restart)], "not on air as the old plan has it")
+        var pending = onAir()
+        _ = pending.step(.hardwareError(code: 1), now: 5)
+        _ = pending.step(.connected(.set(239)), now: 6)
+        _ = pending.step(.disconnected, now: 7)
+        _ = pending.step(.rearmed(.connectionEnded, started: 7, rotationIndex: 0), now: 8)
+        #expect(pending.phase == .onAir && pending.pendingRearm != nil)
+        #expect(pending.step(.reloadRequested(inPlace: true), now: 9) == [.reload(.restart)],
+                "a re-arm is still due (fuzz-session hci-reload-drops-pending-rearm-*): the whole plan")
         #expect(m.step(.reloaded, now: 31) == [])
         #expect(m.phase == .onAir && m.pendingRearm == nil, "the restart put everything on air: no re-arm left")
 
@@ -202,5 +210,16 @@ import Testing
         _ = update.step(.reloaded, now: 3)
         #expect(update.phase == .connected(.set(239)))
         #expect(update.step(.disconnected, now: 4) == [.reenable([239], started: 4)])
+    }
+
+    /// Found by fuzz-session (`hci-disconnect-in-off-phase-*`): a disconnection in an off phase
+    /// re-enabled the connected beacon; off means off until the on phase, which enables every one.
+    @Test func aDisconnectionInAnOffPhaseEnablesNothing() {
+        var m = onAir(cycle: .init(onMilliseconds: 1000, offMilliseconds: 1000, count: nil))
+        _ = m.step(.connected(.set(239)), now: 500)
+        #expect(m.step(.timer, now: 1000) == [.disableForCycle])
+        #expect(m.step(.disconnected, now: 1500) == [] && m.connectedBeacons.isEmpty)
+        #expect(m.step(.connected(.legacy), now: 1600) == [] && m.isScheduledOff, "nothing of ours to connect to")
+        #expect(m.step(.timer, now: 2000) == [.rearm(.cycleOn(milliseconds: 1000), started: 2000, resume: 0)])
     }
 }

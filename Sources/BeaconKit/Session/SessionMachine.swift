@@ -386,11 +386,19 @@ public struct SessionMachine: Sendable {
             schedule(.hardwareError(code: code), after: policy.hardwareErrorGraceMilliseconds, phase: .awaitingReset(hardwareCode: code), now: now)
             return []
         case let .connected(beacon):
+            // Off by the schedule or down, nothing of ours advertises to connect to (a legacy
+            // connection is to the other owner's advertising handed back).
+            guard !clock.isOff, !isDown else { return [] }
             if !connectedBeacons.contains(beacon) { connectedBeacons.append(beacon) }
             phase = .connected(beacon)
             return []
         case .disconnected:
             guard !connectedBeacons.isEmpty else { return [] }
+            // Off by the schedule (or down): the on phase's (or the return's) start plan enables every beacon.
+            if clock.isOff || isDown {
+                connectedBeacons = []
+                return []
+            }
             let handles = connectedBeacons.compactMap { if case let .set(h) = $0 { return h } else { return nil } }
             connectedBeacons = []
             return [.reenable(handles, started: now)]
@@ -430,13 +438,17 @@ public struct SessionMachine: Sendable {
         case .reloaded:
             // On air with the new plan, unless off air anyway, or a central still holds a connection
             // to a beacon the update left alone (a restart enabled every one).
-            if reloading == .restart { connectedBeacons = [] }
+            let restarted = reloading == .restart
             reloading = nil
             guard !clock.isOff, !isDown else { return [] }
+            if restarted {
+                // Everything was started again: no re-arm or re-enable is left to do.
+                connectedBeacons = []
+                pendingRearm = nil
+                pendingDisruption = nil
+                triggeredAt = nil
+            }
             if case .connected = phase, !connectedBeacons.isEmpty { return [] }
-            pendingRearm = nil
-            pendingDisruption = nil
-            triggeredAt = nil
             phase = .onAir
             return []
         case .reloadFailed:
@@ -471,7 +483,7 @@ public struct SessionMachine: Sendable {
         switch phase {
         case .unplugged: return .offAir(removeOld: false)
         case .deviceDown: return .offAir(removeOld: policy.placementsSurvivePowerOff)
-        case .onAir, .connected: if inPlace { return .inPlace }
+        case .onAir, .connected: if inPlace, pendingRearm == nil { return .inPlace }
         case .yielding:
             policy.fightBudget.reset()
             pendingRearm = nil
