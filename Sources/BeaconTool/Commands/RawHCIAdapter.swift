@@ -75,7 +75,7 @@ final class RawHCIAdapter: SessionAdapter {
 
     func stop(_ s: Settings) throws(CLIError) -> String {
         do { try kiosk.stop() } catch { throw CLIError(error) }
-        SharedInstanceHandBack.handBack(kiosk, session, timeout: s.timeoutMilliseconds, verbose: arguments.has("--verbose"), ctx)
+        KernelInstanceHandBack.handBack(kiosk, session, timeout: s.timeoutMilliseconds, verbose: arguments.has("--verbose"), ctx)
         return "advertising stopped on \(session.name)"
     }
 

@@ -287,7 +287,7 @@ enum StartCommand: Subcommand {
                                        runner: session.runner, now: ctx.monotonicMilliseconds, log: { _ in })
         kiosk.log = { [ctx, unowned kiosk] in ctx.note($0.text(device: kiosk.device, beacons: kiosk.configuration.beacons.count)) }
         kiosk.policy.schedule = s.schedule
-        kiosk.kernelInstances = SharedInstanceHandBack.kernelInstances(session, family: family, timeout: s.timeoutMilliseconds,
+        kiosk.kernelInstances = KernelInstanceHandBack.kernelInstances(session, family: family, timeout: s.timeoutMilliseconds,
                                                                        verbose: a.has("--verbose"), ctx)
         do { try kiosk.start() } catch {
             if case let .plan(p) = error { throw s.planError(p) }

@@ -4,7 +4,7 @@ import BeaconKit
 /// A single legacy advertising instance shared with the kernel's MGMT instances (issue 23): what a
 /// kiosk asks the kernel before it takes the instance, and how its stop gives the instance back when
 /// the kernel's own data was never seen on the raw socket (it was written before beacon-tx started).
-enum SharedInstanceHandBack {
+enum KernelInstanceHandBack {
     /// Before `start` on a controller without extended advertising (one instance): the kernel's
     /// advertising instances (MGMT Read Advertising Features), nil when they cannot be read.
     static func kernelInstances(_ session: DeviceSession, family: AdvertisingFamily, timeout: Int, verbose: Bool,
