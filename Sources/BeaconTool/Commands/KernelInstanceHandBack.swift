@@ -7,7 +7,7 @@ import BeaconKit
 enum KernelInstanceHandBack {
     /// Before `start` on a controller without extended advertising (one instance): the kernel's
     /// advertising instances (MGMT Read Advertising Features), nil when they cannot be read.
-    static func kernelInstances(_ session: DeviceSession, family: AdvertisingFamily, timeout: Int, verbose: Bool,
+    static func kernelInstances(_ session: OpenedDevice, family: AdvertisingFamily, timeout: Int, verbose: Bool,
                                 _ ctx: ToolContext) -> [UInt8]? {
         guard family == .legacy, !session.caps.supports(.extended) else { return nil }
         switch KernelAdvertising.read(session.host, index: session.info.id, timeout: timeout, verbose: verbose, ctx) {
@@ -25,7 +25,7 @@ enum KernelInstanceHandBack {
     /// write its instance 0 (its own Flags), and off makes it schedule its instances again, writing
     /// their data because it now differs from the cache (mgmt.c set_advertising_complete). Skipped when
     /// the Advertising setting is already on (the kernel advertises instance 0 then, not its instances).
-    static func handBack(_ kiosk: AdvertisingSession, _ session: DeviceSession, timeout: Int, verbose: Bool, _ ctx: ToolContext) {
+    static func handBack(_ kiosk: AdvertisingSession, _ session: OpenedDevice, timeout: Int, verbose: Bool, _ ctx: ToolContext) {
         guard kiosk.needsKernelHandBack else { return }
         let index = session.info.id
         let channel: MGMTChannel

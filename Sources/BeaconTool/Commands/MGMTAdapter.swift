@@ -7,7 +7,7 @@ import BeaconKit
 /// effects with SharePlan (add, remove, re-add); the same channel delivers the signals and sees the
 /// device return.
 final class MGMTAdapter: SessionAdapter {
-    let session: DeviceSession
+    let session: OpenedDevice
     let shared: SharedAdvertisingSession
     let channel: MGMTChannel
     let runner: MGMTCommandRunner
@@ -17,7 +17,7 @@ final class MGMTAdapter: SessionAdapter {
 
     /// Whether `start` shares: `always`, or `auto` on a controller with one advertising instance
     /// where the kernel already has instances (Read Advertising Features).
-    static func decide(_ s: Settings, family: AdvertisingFamily, _ session: DeviceSession, _ caps: ControllerCapabilities,
+    static func decide(_ s: Settings, family: AdvertisingFamily, _ session: OpenedDevice, _ caps: ControllerCapabilities,
                        _ ctx: ToolContext) throws(CLIError) -> Bool {
         guard s.share != .never else { return false }
         if s.share == .always { return true }
@@ -45,7 +45,7 @@ final class MGMTAdapter: SessionAdapter {
 
     /// Opens the control channel (the raw socket is closed: signals come through it now) and puts
     /// our instances on air.
-    init(session: DeviceSession, settings s: Settings, arguments: ParsedArguments, ctx: ToolContext) throws(CLIError) {
+    init(session: OpenedDevice, settings s: Settings, arguments: ParsedArguments, ctx: ToolContext) throws(CLIError) {
         if let refused = ShareOptions.refusal(s, mode: s.share) { throw refused }
         verbose = arguments.has("--verbose")
         family = session.caps.supportsExtendedAdvertising ? .extended : .legacy

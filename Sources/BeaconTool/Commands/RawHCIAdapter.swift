@@ -6,12 +6,12 @@ import BeaconKit
 /// KioskPlan, the family and capacity fallbacks and the hand-back); a reload updates in place or
 /// restarts; an unplugged controller is waited for on the host and a new runner attached.
 final class RawHCIAdapter: SessionAdapter {
-    private(set) var session: DeviceSession
+    private(set) var session: OpenedDevice
     let kiosk: AdvertisingSession
     let arguments: ParsedArguments
     let ctx: ToolContext
 
-    init(session: DeviceSession, kiosk: AdvertisingSession, settings: Settings, arguments: ParsedArguments, ctx: ToolContext) throws(CLIError) {
+    init(session: OpenedDevice, kiosk: AdvertisingSession, settings: Settings, arguments: ParsedArguments, ctx: ToolContext) throws(CLIError) {
         self.session = session
         self.kiosk = kiosk
         self.arguments = arguments
@@ -103,11 +103,11 @@ final class RawHCIAdapter: SessionAdapter {
         // adapter came back as hci1) and of its lock; both are taken again when it returns.
         session.channel.close()
         session.lock?.release()
-        let outcome = try DeviceSession.waitBeating(session.host, .address(address), timeoutMilliseconds: Int64(timeoutMilliseconds), ctx)
+        let outcome = try OpenedDevice.waitBeating(session.host, .address(address), timeoutMilliseconds: Int64(timeoutMilliseconds), ctx)
         switch outcome {
         case let .returned(info):
             ctx.note("\(address) is back as \(info.name); re-arming")
-            session = try DeviceSession.open(info, session.host, .init(device: info.id, timeoutMilliseconds: s.timeoutMilliseconds,
+            session = try OpenedDevice.open(info, session.host, .init(device: info.id, timeoutMilliseconds: s.timeoutMilliseconds,
                                                                         verbose: arguments.has("--verbose"), watchSignals: true, claim: true), ctx)
             try Self.watch(session.channel, s)
             kiosk.attach(session.runner, caps: session.caps, deviceID: session.info.id)

@@ -6,7 +6,7 @@ import BeaconKit
 enum Calibrate {
     static let defaultDuration = 10.0
 
-    static func run(_ session: DeviceSession, _ setup: ScanCommand.Setup, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
+    static func run(_ session: OpenedDevice, _ setup: ScanCommand.Setup, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         let region = setup.regions[0]
         var calibration = Calibration(region: region, deviceID: session.info.id)
         let plan = try ScanCommand.startScanning(session, setup, ctx)

@@ -102,7 +102,7 @@ enum ScanCommand: Subcommand {
         let setup = try parse(a)
         var s = Settings()
         try s.apply(settings, from: a)
-        let session = try DeviceSession.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose"), watchSignals: true), ctx)
+        let session = try OpenedDevice.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose"), watchSignals: true), ctx)
         if setup.calibrate { return try Calibrate.run(session, setup, ctx) }
         if a.has("--expect") { return try ScanExpect.run(a, setup, session, ctx) }
         let output = Output(setup: setup, ctx: ctx)
@@ -154,7 +154,7 @@ enum ScanCommand: Subcommand {
 
     /// Runs the scan plan of the family the controller supports; on Command Disallowed (the
     /// controller is locked to the other family) switches once, as `start` does.
-    static func startScanning(_ session: DeviceSession, _ setup: Setup, _ ctx: ToolContext) throws(CLIError) -> ScanPlan {
+    static func startScanning(_ session: OpenedDevice, _ setup: Setup, _ ctx: ToolContext) throws(CLIError) -> ScanPlan {
         let extended = session.caps.supportsExtendedScanning
         let (legacyPlan, extendedPlan) = (setup.plans[0], setup.plans[1])
         do {

@@ -38,7 +38,7 @@ enum ScanExpect {
         return s
     }
 
-    static func run(_ a: ParsedArguments, _ setup: ScanCommand.Setup, _ session: DeviceSession, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
+    static func run(_ a: ParsedArguments, _ setup: ScanCommand.Setup, _ session: OpenedDevice, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         let expect = try parse(a)
         func seconds() -> Double { Double(ctx.monotonicMilliseconds()) / 1000 }
         let expected = expect.configs.flatMap(\.beacons).map {

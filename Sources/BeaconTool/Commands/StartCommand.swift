@@ -229,9 +229,9 @@ enum StartCommand: Subcommand {
         // A device that is not there yet is waited for (and said so to systemd: READY=1 with STATUS=),
         // up to --device-timeout; the device is claimed for this process before its first command.
         var waited: ServiceReporter?
-        let open: DeviceSession?
+        let open: OpenedDevice?
         do throws(CLIError) {
-            open = try DeviceSession.openWaiting(
+            open = try OpenedDevice.openWaiting(
                 .init(device: s.device, reset: a.has("--reset"), timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose"),
                       watchSignals: !detach, claim: true),
                 waitSeconds: s.deviceTimeoutSeconds,
@@ -312,7 +312,7 @@ enum StartCommand: Subcommand {
     }
 
     /// The notes of a live start that do not depend on the plan.
-    static func notes(_ s: Settings, family: AdvertisingFamily, _ session: DeviceSession, _ ctx: ToolContext) {
+    static func notes(_ s: Settings, family: AdvertisingFamily, _ session: OpenedDevice, _ ctx: ToolContext) {
         if family == .legacy, s.beacons.contains(where: { (($0.txPower ?? s.txPower) != nil) }) {
             ctx.warn("--tx-power is ignored: legacy advertising commands carry no tx power")
         }

@@ -21,7 +21,7 @@ enum StopCommand: Subcommand {
         var s = Settings()
         if let path = a.path("--config") { _ = try ConfigFile.load(path, into: &s) }
         try s.apply(settings, from: a)
-        let session = try DeviceSession.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose")), ctx)
+        let session = try OpenedDevice.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose")), ctx)
         // A foreground session owns the device: stop it (it would put its beacons back) and let it
         // run its own stop plan; the stop below then only confirms.
         let owner = try ctx.stopOwner(of: session.name)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
-/// Shared live-path steps of start, stop, devices and scan: pick the device, bring it up, reset it,
+/// A device opened for a command: the live-path steps of start, stop, devices and scan: pick the device, bring it up, reset it,
 /// open the raw channel and probe the controller.
-struct DeviceSession {
+struct OpenedDevice {
     let host: HCIHost
     let info: HCIDeviceInfo
     let channel: HCIChannel
@@ -26,7 +26,7 @@ struct DeviceSession {
         var claim = false
     }
 
-    static func open(_ o: Options, _ ctx: ToolContext) throws(CLIError) -> DeviceSession {
+    static func open(_ o: Options, _ ctx: ToolContext) throws(CLIError) -> OpenedDevice {
         let host: HCIHost
         do { host = try ctx.makeHost() } catch { throw CLIError(error) }
         let devices: [HCIDeviceInfo]
@@ -69,7 +69,7 @@ struct DeviceSession {
         CLIError(.unavailable, "\(name) is blocked by rfkill (\(block.text)); \(block.remedy)")
     }
 
-    static func open(_ info: HCIDeviceInfo, _ host: HCIHost, _ o: Options, _ ctx: ToolContext) throws(CLIError) -> DeviceSession {
+    static func open(_ info: HCIDeviceInfo, _ host: HCIHost, _ o: Options, _ ctx: ToolContext) throws(CLIError) -> OpenedDevice {
         if let block = info.rfkill, block.isBlocked { throw blockedError(info.name, block) }
         let lock = o.claim ? try ctx.claimDevice(info.name) : nil
         do {
@@ -90,7 +90,7 @@ struct DeviceSession {
         do { caps = try Advertiser.probe(runner) } catch { throw CLIError(error) }
         var up = info
         up.isUp = true
-        return DeviceSession(host: host, info: up, channel: channel, runner: runner, caps: caps, lock: lock)
+        return OpenedDevice(host: host, info: up, channel: channel, runner: runner, caps: caps, lock: lock)
     }
 
     /// How long a controller that has just appeared (registered, still down) is given to be powered
@@ -105,7 +105,7 @@ struct DeviceSession {
     /// Nil after a signal during the wait (nothing was sent to any controller); exit 69 after the timeout.
     /// A SIGHUP during the wait calls `hangup` (re-read the config) and the wait goes on.
     static func openWaiting(_ o: Options, waitSeconds: Int, waiting: (String) -> Void, hangup: () -> Void,
-                            _ ctx: ToolContext) throws(CLIError) -> DeviceSession? {
+                            _ ctx: ToolContext) throws(CLIError) -> OpenedDevice? {
         let host: HCIHost
         do { host = try ctx.makeHost() } catch { throw CLIError(error) }
         let devices: [HCIDeviceInfo]
@@ -183,7 +183,7 @@ struct DeviceSession {
     /// device timeout: a block is waited out like a missing adapter, woken by `/dev/rfkill` and the
     /// kernel's device events, and the session starts by itself once the adapter is unblocked.
     static func waitForUnblock(_ o: Options, _ host: HCIHost, _ blocked: [HCIDeviceInfo], waitSeconds: Int,
-                               waiting: (String) -> Void, hangup: () -> Void, _ ctx: ToolContext) throws(CLIError) -> DeviceSession? {
+                               waiting: (String) -> Void, hangup: () -> Void, _ ctx: ToolContext) throws(CLIError) -> OpenedDevice? {
         let name = o.device.map(HCIDeviceInfo.name(of:)) ?? blocked.map(\.name).joined(separator: ", ")
         let blocks = blocked.map { "\($0.name): \($0.rfkill?.text ?? "?")" }.joined(separator: ", ")
         let remedy = (blocked.compactMap(\.rfkill).first(where: \.hard) ?? RFKillBlock(soft: true, hard: false)).remedy
