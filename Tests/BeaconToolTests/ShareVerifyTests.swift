@@ -176,7 +176,8 @@ import Testing
         #expect(fallback.share?.extendedRefusal?.status == .invalidParameters)
         #expect(fallback.share?.extendedRefusal?.seconds == 1.003)
         let removed = try report(.removedByOther)
-        #expect(removed.firstFailure == .beacon(number: 2, .removedByOther(try #require(removed.beacons[1].events.last))))
+        let last = try #require(removed.beacons[1].events.last)
+        #expect(removed.firstFailure == .beacon(number: 2, .removedByOther(last)))
         #expect(removed.beacons[1].events.last?.who == "from btmgmt")
     }
 
