@@ -368,7 +368,7 @@ public struct SessionMachine: Sendable {
         case .poweredOn:
             // Powered again (also MGMT New Settings of another setting while powered: nothing to do on air).
             if clock.isOff, phase == .deviceDown, let c = policy.schedule.cycle {
-                phase = .offPhase(.init(offMilliseconds: c.offMilliseconds, pair: clock.pairsDone, count: c.count))
+                phase = offPhase(c)
             }
             guard !clock.isOff, phase != .onAir, phase != .unplugged else { return [] }
             return rearm(.deviceUp, now: now)
@@ -515,6 +515,11 @@ public struct SessionMachine: Sendable {
         if !pending { phase = next }
     }
 
+    /// The off phase the schedule is in now: the current pair of `cycle`.
+    private func offPhase(_ cycle: AdvertisingSchedule.Cycle) -> SessionPhase {
+        .offPhase(.init(offMilliseconds: cycle.offMilliseconds, pair: clock.pairsDone, count: cycle.count))
+    }
+
     private var quietCause: RearmCause { .otherOwnerQuiet(milliseconds: policy.fightBudget.quietMilliseconds) }
 
     private mutating func timerExpired(now t: Int64) -> [Effect] {
@@ -565,7 +570,7 @@ public struct SessionMachine: Sendable {
             case .deviceDown: return policy.placementsSurvivePowerOff ? [.disableForCycle] : []
             default: break
             }
-            phase = .offPhase(.init(offMilliseconds: cycle.offMilliseconds, pair: clock.pairsDone, count: cycle.count))
+            phase = offPhase(cycle)
             return instanceHasOtherOwner ? [.disableForCycle, .handBackInstance] : [.disableForCycle]
         }
         clock.isOff = false
@@ -582,7 +587,7 @@ public struct SessionMachine: Sendable {
             pendingDisruption = nil
             if phase == .unplugged, let c = policy.schedule.cycle {
                 // Back from an unplug in an off phase: still off by the schedule.
-                phase = .offPhase(.init(offMilliseconds: c.offMilliseconds, pair: clock.pairsDone, count: c.count))
+                phase = offPhase(c)
             }
             return []
         }

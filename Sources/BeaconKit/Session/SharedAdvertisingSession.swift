@@ -236,14 +236,16 @@ public final class SharedAdvertisingSession: SessionShell {
         let old = plan
         plan = new
         let durationChanged = new.durationSeconds != old.durationSeconds
-        if method != .offAir(removeOld: false) { orphans += old.instances.dropFirst(new.beacons.count) }
+        // Unregistered, the kernel forgot every instance: nothing of the old plan to remove.
+        let removesOld = method != .offAir(removeOld: false)
+        if removesOld { orphans += old.instances.dropFirst(new.beacons.count) }
         do throws(ShareError) {
             if case .offAir = method {} else {
                 for i in new.beacons.indices where method == .restart || i >= old.beacons.count || old.beacons[i] != new.beacons[i] || durationChanged {
                     try add(i)
                 }
             }
-            if method != .offAir(removeOld: false) { try removeOrphans() }
+            if removesOld { try removeOrphans() }
         } catch {
             orphans = orphans.filter { !old.instances.contains($0) } + new.instances.filter { !old.instances.contains($0) }
             plan = old
