@@ -196,6 +196,9 @@ import Testing
         let wrong = tool(["verify", path, "--beacon", "\(Golden.uuidText):7:1", "--beacon", "\(Golden.uuidText):1:3", "--rotation", "1000"])
         #expect(wrong.code == 1)
         #expect(wrong.err == "beacon-tx verify: FAIL: beacon 1: MGMT Add Extended Advertising Data: iBeacon major 7 ≠ 1 (config ≠ capture)\n")
+        // What the config asks comes first, as in every other check.
+        #expect(VerifyReport.text(.connectableDiffers(.leSetAdvertisingParameters, expected: true, actual: false))
+            == "LE Set Advertising Parameters (0x2006): connectable ≠ non-connectable (config ≠ capture)")
     }
 
     /// A real one from an extended controller (btvirt, scenario verify-share-extended): the kernel

@@ -114,7 +114,7 @@ enum VerifyReport {
             return "\(opcode) at \(seconds(at)) s carries \(Hex.encode(written)), not the \(Hex.encode(added)) beacon-tx added (the kernel changed our bytes)"
         case let .connectableDiffers(opcode, expected, actual):
             let word = { (c: Bool) in c ? "connectable" : "non-connectable" }
-            return "\(opcode): \(word(actual)) ≠ \(word(expected)) (config ≠ capture)"
+            return "\(opcode): \(word(expected)) ≠ \(word(actual)) (config ≠ capture)"
         case let .kernelNeverEnabled(p):
             return "never on air: the kernel wrote its data but never enabled the \(p.text) with it"
         case let .kernelNeverWrote(instance):
