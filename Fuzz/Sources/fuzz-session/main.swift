@@ -27,6 +27,9 @@ let caps: ControllerCapabilities = {
     guard let c = try? Advertiser.probe(HCICommandRunner(channel: fake)) else { fatalError("probe of the scripted controller failed") }
     return c
 }()
+/// FUZZ_SESSION_TRACE=1: print each action and the session's log lines (to read a finding).
+let tracing = getenv("FUZZ_SESSION_TRACE") != nil
+func trace(_ line: @autoclosure () -> String) { if tracing { let s = line() + "\n"; _ = s.withCString { write(2, $0, strlen($0)) } } }
 let uuid = ProximityUUID(bytes: [0xE2, 0xC5, 0x6D, 0xB5, 0xDF, 0xFB, 0x48, 0xD2, 0xB0, 0x60, 0xD0, 0xF5, 0xA7, 0x10, 0x96, 0xE0])!
 
 func fuzzRawHCI(_ input: [UInt8]) {
@@ -50,7 +53,7 @@ func fuzzRawHCI(_ input: [UInt8]) {
     let limit: Int? = input[1] % 5 == 0 ? nil : Int(input[1] % 5)
     var model = ModelController(state: ControllerAdvertisingState(numberOfSupportedAdvertisingSets: limit))
     let session = AdvertisingSession(configuration: kiosk(count, minor: 1), caps: caps, device: "hci0",
-                                     runner: HCICommandRunner(model: model), now: { model.now() }, log: { _ in })
+                                     runner: HCICommandRunner(model: model), now: { model.now() }, log: { trace("  log: \($0)") })
     if input[0] & 0x08 != 0 {
         // --cycle: on 1–2.5 s, off 0.5–2 s (byte 1's upper bits), forever.
         session.policy.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 1000 + Int64(input[1] >> 4 & 3) * 500,
@@ -76,12 +79,14 @@ func fuzzRawHCI(_ input: [UInt8]) {
     while !rest.isEmpty, actions < 32 {
         actions += 1
         let kind = take(1)[0]
+        trace("t=\(model.now()) action \(kind % 11) (\(kind)) phase \(session.phase)")
         switch kind % 11 {
         case 0, 1:
             let opcode = opcodes[Int(take(1).first ?? 0) % opcodes.count]
             let length = Int(take(1).first ?? 0) % 40
             guard let command = try? HCICommand(packet: HCICommand(opcode, take(length)).packet) else { continue }
             let inputs = model.foreign(command)
+            trace("  foreign \(command)\(kind % 11 == 0 ? "" : ", completion lost")")
             for i in kind % 11 == 0 ? inputs : Array(inputs.prefix(1)) { session.handle(i) }
         case 4 where !gone:
             // Power off (or rfkill): the controller forgets its advertising (and its connections); up again later.
@@ -166,11 +171,13 @@ func fuzzRawHCI(_ input: [UInt8]) {
         if case .offPhase = session.phase { return true }
         return session.phase == .onAir
     }
+    trace("t=\(model.now()) inputs stop, phase \(session.phase)")
     for _ in 0..<16 {
         guard let at = session.machine.nextDeadline, !(settled() && at > model.now()) else { break }
         if at > model.now() { model.advance(at - model.now()) }
         session.timerExpired()
     }
+    trace("t=\(model.now()) settled, phase \(session.phase), controller \(model.state.onAir(session.plan?.placements ?? []))")
     guard let plan = session.plan else { require(false, "no plan after start"); return }
     // A controller whose sets are all taken by another program has no room for ours: not ours to fix.
     let foreignSets = model.state.sets.keys.filter { !plan.handles.contains($0) }.count

@@ -457,10 +457,13 @@ public struct SessionMachine: Sendable {
             guard !clock.isOff, !isDown else { return [] }
             return rearm(.reloadFailed, now: now)
         case let .otherOwnerOfInstance(displacing):
+            // Learnt in an off phase (another program enables the instance that still holds ours):
+            // hand it back now, as the off phase's start would have done had it known.
+            let effects: [Effect] = !instanceHasOtherOwner && clock.isOff ? [.handBackInstance] : []
             instanceHasOtherOwner = true
-            guard let displacing, displacedOwner == nil else { return [] }
+            guard let displacing, displacedOwner == nil else { return effects }
             displacedOwner = displacing
-            return [.note(.displacing(displacing))]
+            return effects + [.note(.displacing(displacing))]
         case .disableFailed:
             if clock.isOff { clock.disableRetryAt = now + policy.retryMilliseconds }
             return []
