@@ -87,4 +87,42 @@ import Testing
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
         #expect(fake.mismatches.isEmpty, "\(fake.mismatches)")
     }
+
+    /// Fuzz finding (raw HCI, 1.95M executions): the other owner shows itself only in the off phase,
+    /// by enabling the instance that still holds our beacon. The machine hands it back then, once.
+    @Test func anOwnerLearntInTheOffPhaseGetsTheInstanceBackAtOnce() {
+        var m = SessionMachine()
+        m.policy.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 1000, offMilliseconds: 1000, count: nil))
+        _ = m.step(.started, now: 0)
+        #expect(m.step(.timer, now: 1000) == [.disableForCycle])
+        #expect(m.step(.otherOwnerOfInstance(displacing: .anotherOwner), now: 1100) == [.handBackInstance, .note(.displacing(.anotherOwner))])
+        #expect(m.step(.otherOwnerOfInstance(displacing: .anotherOwner), now: 1200) == [], "handed back once")
+        // Learnt on air, it waits for the off phase (which hands back by itself).
+        var onAir = SessionMachine()
+        _ = onAir.step(.started, now: 0)
+        #expect(onAir.step(.otherOwnerOfInstance(displacing: nil), now: 10) == [])
+    }
+
+    /// The same on the wire: another program enables the instance (no data of its own written) in
+    /// our off phase; blank data goes into it before the next on phase writes ours again.
+    @Test func anEnableSeenInTheOffPhaseBlanksTheInstance() throws {
+        let config = KioskConfiguration(beacons: [try T.beacon(2)])
+        let plan = try KioskPlan(config, family: .legacy)
+        let enable = try Self.command(Self.enableHex)
+        let blank = ScriptedController.Step.command(try Self.command(Self.blankHex), replies: [C.ok(try Self.command(Self.blankHex))])
+        let fake = ScriptedController(C.okSteps(plan.start) + C.okSteps(plan.disable()) + [blank] + C.okSteps(plan.start))
+        let clock = T.Clock()
+        let s = try session(fake, clock)
+        try s.start()
+        clock.ms += 4000
+        s.timerExpired()
+        #expect(s.phase == .offPhase(.init(offMilliseconds: 4000, pair: 1, count: nil)))
+        clock.ms += 500
+        s.handle(.observedCommand(enable))
+        clock.ms += 3500
+        s.timerExpired()
+        #expect(s.phase == .onAir)
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        #expect(fake.mismatches.isEmpty, "\(fake.mismatches)")
+    }
 }
