@@ -27,7 +27,7 @@ let caps: ControllerCapabilities = {
     guard let c = try? Advertiser.probe(HCICommandRunner(channel: fake)) else { fatalError("probe of the scripted controller failed") }
     return c
 }()
-/// FUZZ_SESSION_TRACE=1: print each action and the session's log lines (to read a finding).
+/// FUZZ_SESSION_TRACE=1: print each raw-HCI action and the session's log lines to stderr (to read a finding).
 let tracing = getenv("FUZZ_SESSION_TRACE") != nil
 func trace(_ line: @autoclosure () -> String) { if tracing { let s = line() + "\n"; _ = s.withCString { write(2, $0, strlen($0)) } } }
 let uuid = ProximityUUID(bytes: [0xE2, 0xC5, 0x6D, 0xB5, 0xDF, 0xFB, 0x48, 0xD2, 0xB0, 0x60, 0xD0, 0xF5, 0xA7, 0x10, 0x96, 0xE0])!
@@ -85,9 +85,9 @@ func fuzzRawHCI(_ input: [UInt8]) {
             let opcode = opcodes[Int(take(1).first ?? 0) % opcodes.count]
             let length = Int(take(1).first ?? 0) % 40
             guard let command = try? HCICommand(packet: HCICommand(opcode, take(length)).packet) else { continue }
-            let inputs = model.foreign(command)
-            trace("  foreign \(command)\(kind % 11 == 0 ? "" : ", completion lost")")
-            for i in kind % 11 == 0 ? inputs : Array(inputs.prefix(1)) { session.handle(i) }
+            let inputs = model.foreign(command), completionLost = kind % 11 == 1
+            trace("  foreign \(command)\(completionLost ? ", completion lost" : "")")
+            for i in completionLost ? Array(inputs.prefix(1)) : inputs { session.handle(i) }
         case 4 where !gone:
             // Power off (or rfkill): the controller forgets its advertising (and its connections); up again later.
             if down {
