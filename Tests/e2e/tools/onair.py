@@ -9,10 +9,12 @@ Reads the `report ... t=SECONDS data=HEX` lines and keeps the iBeacons (Apple 4c
 group per major.minor (and address), between --since and --until (wall-clock seconds; default
 the first and the last report). Prints one line per beacon:
 
-    beacon 1.2 addr=00:AA:01:00:00:00 reports=91 per_s=9.10 max_gap_s=0.212 first_s=0.104
+    beacon 1.2 addr=00:AA:01:00:00:00 reports=91 per_s=9.10 max_gap_s=0.212 first_s=0.104 runs=1
 
 per_s = reports / window, max_gap_s = the longest time without a report of that beacon in the
-window (its edges count), first_s = its first report after --since. With --dwell MS (a rotation):
+window (its edges count), first_s = its first report after --since, runs = how many times it came
+on air (runs of consecutive reports of that beacon with no other beacon between and no silence
+over RUN_GAP_S, 0.3 s: three legacy advertising events at the 100 ms default). With --dwell MS (a rotation):
 the receiver's runs (consecutive reports of one beacon) give the dwell it measured,
 
     dwell runs=57 median_ms=201.3 p95_error_ms=18.0 configured_ms=200
@@ -32,6 +34,7 @@ import re
 import statistics
 import sys
 
+RUN_GAP_S = 0.3
 LINE = re.compile(r"^report \S+ (\S+) type=\S+ addr=(\S+) .*?t=([0-9.]+) data=([0-9a-f]*)$")
 
 
@@ -80,14 +83,18 @@ def main():
     hi = a.until if a.until is not None else heard[-1][0]
     window = max(hi - lo, 1e-9)
     out["window_s"] = round(window, 3)
-    groups = {}
+    groups, runs, prev = {}, {}, (None, 0.0)
     for t, ib, addr in heard:
         groups.setdefault((ib, addr), []).append(t)
+        if (ib, addr) != prev[0] or t - prev[1] > RUN_GAP_S:
+            runs[(ib, addr)] = runs.get((ib, addr), 0) + 1
+        prev = ((ib, addr), t)
     for (ib, addr), ts in sorted(groups.items(), key=lambda kv: ((0, [int(x) for x in kv[0][0].split(".")]) if "." in kv[0][0] else (1, [kv[0][0]])) + (kv[0][1],)):
         edges = [lo] + ts + [hi]
         gap = max(b - x for x, b in zip(edges, edges[1:]))
         out["beacons"].append({"beacon": ib, "addr": addr, "reports": len(ts), "per_s": round(len(ts) / window, 2),
-                               "max_gap_s": round(gap, 3), "first_s": round(ts[0] - lo, 3)})
+                               "max_gap_s": round(gap, 3), "first_s": round(ts[0] - lo, 3),
+                               "runs": runs[(ib, addr)]})
     if a.dwell:
         starts, prev = [], None
         for t, ib, addr in heard:
@@ -112,8 +119,8 @@ def main():
         print(json.dumps(out))
         return 0
     for b in out["beacons"]:
-        print("beacon %s addr=%s reports=%d per_s=%.2f max_gap_s=%.3f first_s=%.3f"
-              % (b["beacon"], b["addr"], b["reports"], b["per_s"], b["max_gap_s"], b["first_s"]))
+        print("beacon %s addr=%s reports=%d per_s=%.2f max_gap_s=%.3f first_s=%.3f runs=%d"
+              % (b["beacon"], b["addr"], b["reports"], b["per_s"], b["max_gap_s"], b["first_s"], b["runs"]))
     if "dwell" in out:
         d = out["dwell"]
         print("dwell runs=%d median_ms=%.1f p95_error_ms=%.1f configured_ms=%g" % (d["runs"], d["median_ms"], d["p95_error_ms"], d["configured_ms"]))
