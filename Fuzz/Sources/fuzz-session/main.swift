@@ -78,14 +78,14 @@ func fuzzRawHCI(_ input: [UInt8]) {
     var actions = 0
     while !rest.isEmpty, actions < 32 {
         actions += 1
-        let kind = take(1)[0]
-        trace("t=\(model.now()) action \(kind % 11) (\(kind)) phase \(session.phase)")
-        switch kind % 11 {
+        let kind = take(1)[0], action = kind % 11
+        trace("t=\(model.now()) action \(action) (\(kind)) phase \(session.phase)")
+        switch action {
         case 0, 1:
             let opcode = opcodes[Int(take(1).first ?? 0) % opcodes.count]
             let length = Int(take(1).first ?? 0) % 40
             guard let command = try? HCICommand(packet: HCICommand(opcode, take(length)).packet) else { continue }
-            let inputs = model.foreign(command), completionLost = kind % 11 == 1
+            let inputs = model.foreign(command), completionLost = action == 1
             trace("  foreign \(command)\(completionLost ? ", completion lost" : "")")
             for i in completionLost ? Array(inputs.prefix(1)) : inputs { session.handle(i) }
         case 4 where !gone:
@@ -152,7 +152,7 @@ func fuzzRawHCI(_ input: [UInt8]) {
             }
             _ = try? session.reload(new)
         default:
-            model.advance(Int64(take(1).first ?? 0) * (kind % 11 == 10 ? 32 : 8))
+            model.advance(Int64(take(1).first ?? 0) * (action == 10 ? 32 : 8))
             if let at = session.machine.nextDeadline, at <= model.now() { session.timerExpired() }
         }
     }

@@ -13,9 +13,10 @@ the first and the last report). Prints one line per beacon:
 
 per_s = reports / window, max_gap_s = the longest time without a report of that beacon in the
 window (its edges count), first_s = its first report after --since, runs = how many times it came
-on air (runs of consecutive reports of that beacon with no other beacon between and no silence
-over RUN_GAP_S, 0.3 s: three legacy advertising events at the 100 ms default). With --dwell MS (a rotation):
-the receiver's runs (consecutive reports of one beacon) give the dwell it measured,
+on air (consecutive reports of that beacon with no other beacon between and no silence over
+RUN_GAP_S, 0.3 s: three advertising intervals at the 100 ms default). With --dwell MS (a
+rotation): the receiver's runs (consecutive reports of one beacon, silences not counted) give the
+dwell it measured,
 
     dwell runs=57 median_ms=201.3 p95_error_ms=18.0 configured_ms=200
 
