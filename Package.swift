@@ -24,7 +24,7 @@ let package = Package(
         // The one thin transport over a raw HCI socket.
         .target(name: "HCISocket", dependencies: ["BeaconKit", "CBlueZ", "SystemCalls"]),
         // Argument parsing, config files, commands and output formats.
-        .target(name: "BeaconTool", dependencies: ["BeaconKit", "HCISocket", "SystemCalls"]),
+        .target(name: "BeaconTool", dependencies: ["BeaconKit", "HCISocket", "SystemCalls", "CBlueZ"]),
         .executableTarget(name: "beacon-tx", dependencies: ["BeaconTool"]),
         // Scripted fake controller and golden-file helpers for the tests.
         .target(name: "BeaconTestSupport", dependencies: ["BeaconKit"], path: "Tests/BeaconTestSupport"),

@@ -12,7 +12,9 @@
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 #include <bluetooth/bluetooth.h>
 #include <bluetooth/hci.h>
 #include <bluetooth/hci_lib.h>
@@ -74,6 +76,23 @@ static inline int beacon_tx_signal_is_ignored(int signal) {
     struct sigaction current;
     if (sigaction(signal, NULL, &current) != 0) return -1;
     return current.sa_handler == SIG_IGN ? 1 : 0;
+}
+
+/* pidfd_open(2) and pidfd_send_signal(2) through syscall(2) (variadic, and glibc's wrappers need
+   2.36 headers that Swift's Glibc module does not map). A pidfd names one process for its whole
+   life: a signal sent through it never reaches a later process that reused the pid. The numbers
+   are the same on every architecture (new syscalls share one table). */
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+static inline int beacon_tx_pidfd_open(int pid) {
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+static inline int beacon_tx_pidfd_send_signal(int pidfd, int signal) {
+    return (int)syscall(SYS_pidfd_send_signal, pidfd, signal, NULL, 0);
 }
 
 #endif

@@ -147,7 +147,7 @@ import Testing
                                  beacons: [], since: 1_800_000_000)
         try FileIO.write(Array(state.json.pretty.utf8), to: dir + "/hci0.json", what: "state")
         var svc = service([:], stateDirectory: dir, alive: [777])
-        svc.claimDevice = { _ in .held }
+        svc.lockHolder = { _ in .process(777) }
         let sys = Self.machine(files: ["/proc/777/cgroup": "0::/system.slice/beacon-tx.service\n"])
         let r = tool(["doctor", "--json"], host: Self.host().0, service: svc, system: sys)
         let owner = try finding(r, "owner")
@@ -157,20 +157,23 @@ import Testing
         #expect(try finding(r, "session")["verdict"] == .string("ok"))
         // Gone: a stale state file.
         var gone = service([:], stateDirectory: dir, alive: [])
-        gone.claimDevice = { _ in .claimed(nil) }
+        gone.lockHolder = { _ in .free }
         let stale = tool(["doctor", "--json"], host: Self.host().0, service: gone, system: sys)
         #expect(try finding(stale, "owner")["verdict"] == .string("ok"))
         #expect(try finding(stale, "session")["summary"]?.string?.hasPrefix("stale state: pid 777 is gone") == true)
-        // From /proc/net/unix (the abstract socket's name), without binding anything.
+        // The holder is the kernel's (F_GETLK), never taken: doctor claims nothing, and a socket
+        // bound to the old abstract name (or one whose name ends in it) names no owner.
         var never = service([:], stateDirectory: dir, alive: [777])
-        never.claimDevice = { _ in Issue.record("doctor bound the lock"); return .claimed(nil) }
-        let table = "Num       RefCount Protocol Flags    Type St Inode Path\n0000000000000000: 00000002 00000000 00000000 0002 01 15603 @beacon-tx/hci0\n"
+        never.claimDevice = { _ in Issue.record("doctor took the lock"); return .claimed(nil) }
+        never.lockHolder = { _ in .process(778) }
+        let table = "Num       RefCount Protocol Flags    Type St Inode Path\n0000000000000000: 00000002 00000000 00000000 0002 01 15603 @x @beacon-tx/hci0\n"
         let seen = tool(["doctor", "--json"], host: Self.host().0, service: never,
-                        system: Self.machine(files: ["/proc/net/unix": table, "/proc/777/cgroup": "0::/user.slice/session-3.scope\n"]))
-        #expect(try finding(seen, "owner")["summary"] == .string("another beacon-tx owns hci0 (pid 777, session-3.scope): a second start on it exits 75"))
+                        system: Self.machine(files: ["/proc/net/unix": table, "/proc/778/cgroup": "0::/user.slice/session-3.scope\n"]))
+        #expect(try finding(seen, "owner")["summary"] == .string("another beacon-tx owns hci0 (pid 778, session-3.scope): a second start on it exits 75"))
         #expect(try finding(seen, "owner")["remedy"] == .string("beacon-tx stop --device hci0"))
+        never.lockHolder = { _ in .free }
         let free = tool(["doctor", "--json"], host: Self.host().0, service: never,
-                        system: Self.machine(files: ["/proc/net/unix": table.replacingOccurrences(of: "hci0\n", with: "hci1\n")]))
+                        system: Self.machine(files: ["/proc/net/unix": table]))
         #expect(try finding(free, "owner")["verdict"] == .string("ok"))
     }
 

@@ -18,13 +18,18 @@ import Testing
         return dir
     }
 
-    /// The service context with a fake lock: `claims` answers in order (the last one repeats).
+    /// The service context with a fake lock: `claims` answers in order (the last one repeats);
+    /// `holder` is who the kernel says holds it.
     final class FakeLocks: @unchecked Sendable {
         var claims: [DeviceLock.Claim]
+        var holder: DeviceLock.Holder = .free
         var tried: [String] = []
         var signalled: [(Int32, Int32)] = []
-        var signalResult: Int32 = 0
-        init(_ claims: [DeviceLock.Claim]) { self.claims = claims }
+        var signalResult: DeviceLock.SignalOutcome = .sent
+        init(_ claims: [DeviceLock.Claim], holder: DeviceLock.Holder = .free) {
+            self.claims = claims
+            self.holder = holder
+        }
         func next(_ device: String) -> DeviceLock.Claim {
             tried.append(device)
             return claims.count > 1 ? claims.removeFirst() : claims[0]
@@ -34,7 +39,8 @@ import Testing
     func service(_ dir: String, _ locks: FakeLocks, alive: Set<Int32>) -> ServiceContext {
         var svc = BeaconToolTests.service([:], stateDirectory: dir, alive: alive)
         svc.claimDevice = { locks.next($0) }
-        svc.signalProcess = { pid, signal in
+        svc.lockHolder = { _ in locks.holder }
+        svc.signalHolder = { pid, _, signal in
             locks.signalled.append((pid, signal))
             return locks.signalResult
         }
@@ -43,7 +49,7 @@ import Testing
 
     @Test func aSecondStartIsRefusedNamingTheOwnerBeforeAnyCommand() throws {
         let dir = try stateDirectory(pid: 777)
-        let locks = FakeLocks([.held])
+        let locks = FakeLocks([.held], holder: .process(777))
         let h = FakeHost(devices: [C.device(0)], channels: [0: ScriptedController([])])
         for detach in [false, true] {
             let r = tool(["start"] + goldenFlags + ["--device", "hci0"] + (detach ? ["--detach"] : []), host: h,
@@ -77,8 +83,9 @@ import Testing
 
     @Test func stopSignalsTheForegroundOwnerAndWaitsForItsStopPlan() throws {
         let dir = try stateDirectory(pid: 777)
-        // Held twice (the first look, then once while it runs its stop plan), then free.
-        let locks = FakeLocks([.held, .held, .claimed(nil)])
+        // Held twice (the first look, then once while it runs its stop plan), then free. The state
+        // file names another pid: the kernel's holder is the one signalled.
+        let locks = FakeLocks([.held, .held, .claimed(nil)], holder: .process(778))
         let handles: [UInt8] = [0xEF, 0xEE, 0xED, 0xEC]
         let unknown: (UInt8) -> ScriptedController.Step = { handle in
             let off = HCICommand.leSetExtendedAdvertisingEnable(false, sets: [AdvertisingSetEnable(handle: handle)])
@@ -87,12 +94,12 @@ import Testing
         let legacyOff = HCICommand.leSetAdvertisingEnable(false)
         let fake = ScriptedController(C.probe(extended: true) + handles.map(unknown) + [.command(legacyOff, replies: [C.fail(legacyOff, .commandDisallowed)])])
         let h = FakeHost(devices: [C.device(0)], channels: [0: fake])
-        let r = tool(["stop", "--device", "hci0"], host: h, service: service(dir, locks, alive: [4242, 777]))
+        let r = tool(["stop", "--device", "hci0"], host: h, service: service(dir, locks, alive: [4242, 777, 778]))
         #expect(r.code == 0, "\(r.err)")
-        #expect(locks.signalled.map { [$0.0, $0.1] } == [[777, SIGTERM]])
+        #expect(locks.signalled.map { [$0.0, $0.1] } == [[778, SIGTERM]])
         #expect(r.err == """
-            beacon-tx: hci0 is owned by the foreground session of pid 777: sent it SIGTERM; waiting for its stop plan
-            beacon-tx: stopped the beacon-tx session of pid 777 on hci0 (it ran its stop plan); advertising is off on hci0
+            beacon-tx: hci0 is owned by the foreground session of pid 778: sent it SIGTERM; waiting for its stop plan
+            beacon-tx: stopped the beacon-tx session of pid 778 on hci0 (it ran its stop plan); advertising is off on hci0
 
             """)
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
@@ -100,19 +107,121 @@ import Testing
 
     @Test func stopThatMayNotSignalTheOwnerExits77() throws {
         let dir = try stateDirectory(pid: 777)
-        let locks = FakeLocks([.held])
-        locks.signalResult = EPERM
+        let locks = FakeLocks([.held], holder: .process(777))
+        locks.signalResult = .notPermitted
         let h = FakeHost(devices: [C.device(0)], channels: [0: ScriptedController(C.probe(extended: true))])
         let r = tool(["stop", "--device", "hci0"], host: h, service: service(dir, locks, alive: [4242, 777]))
         #expect(r.code == 77)
         #expect(r.err == "beacon-tx stop: hci0 is owned by the beacon-tx session of pid 777, which this user may not signal: run 'beacon-tx stop' as root\n")
     }
 
+    @Test func stopRefusesAHolderThatIsNotBeaconTx() throws {
+        let locks = FakeLocks([.held], holder: .process(777))
+        locks.signalResult = .notBeaconTx("/usr/bin/sleep")
+        let h = FakeHost(devices: [C.device(0)], channels: [0: ScriptedController(C.probe(extended: true))])
+        let r = tool(["stop", "--device", "hci0"], host: h, service: service(temporaryDirectory(), locks, alive: [4242, 777]))
+        #expect(r.code == 69)
+        #expect(r.err == "beacon-tx stop: hci0's lock is held by pid 777, which runs '/usr/bin/sleep', not beacon-tx: nothing was signalled\n")
+    }
+
     @Test func aRealLockIsExclusiveAndReleasedWithItsDescriptor() throws {
+        let dir = temporaryDirectory()
         let device = "hci-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        guard case let .claimed(first) = DeviceLock.claim(device: device) else { Issue.record("not claimed"); return }
-        guard case .held = DeviceLock.claim(device: device) else { Issue.record("a second claim was not refused"); return }
+        guard case let .claimed(first) = DeviceLock.claim(device: device, in: dir) else { Issue.record("not claimed"); return }
+        #expect(DeviceLock.holder(device: device, in: dir) == .process(getpid()))
+        guard case .held = DeviceLock.claim(device: device, in: dir) else { Issue.record("a second claim was not refused"); return }
         first?.release()
-        guard case .claimed = DeviceLock.claim(device: device) else { Issue.record("not released"); return }
+        #expect(DeviceLock.holder(device: device, in: dir) == .free)
+        guard case .claimed = DeviceLock.claim(device: device, in: dir) else { Issue.record("not released"); return }
+        #expect(DeviceLock.holder(device: "hci-never-\(getpid())", in: dir) == .free)
+    }
+
+    /// A process that takes `device`'s lock in `dir` and then runs `exe` (record locks survive
+    /// execve), as a squatter or a session would. Returns once `exe` runs: the pipe's write end is
+    /// close-on-exec, so the read sees its end only then; a failure writes a byte first. Only
+    /// async-signal-safe calls after fork.
+    func spawnHolder(device: String, in dir: String, exe: String) throws -> pid_t {
+        let file = Array((dir + "/" + device).utf8CString)
+        let program = Array(exe.utf8CString)
+        let seconds = Array("30".utf8CString)
+        let ends = UnsafeMutablePointer<Int32>.allocate(capacity: 2)
+        defer { ends.deallocate() }
+        try #require(pipe(ends) == 0)
+        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        let pid: pid_t = file.withUnsafeBufferPointer { f in program.withUnsafeBufferPointer { p in seconds.withUnsafeBufferPointer { s in
+            var argv: [UnsafeMutablePointer<CChar>?] = [UnsafeMutablePointer(mutating: p.baseAddress), UnsafeMutablePointer(mutating: s.baseAddress), nil]
+            return argv.withUnsafeMutableBufferPointer { av in
+                let child = fork()
+                if child == 0 {
+                    var none = sigset_t()   // the runner may block signals; a session would not
+                    sigemptyset(&none)
+                    sigprocmask(SIG_SETMASK, &none, nil)
+                    let fd = open(f.baseAddress!, O_RDWR | O_CREAT, 0o660)
+                    var lock = flock()
+                    lock.l_type = Int16(F_WRLCK)
+                    lock.l_whence = Int16(SEEK_SET)
+                    if fd >= 0 && fcntl(fd, F_SETLK, &lock) == 0 { execv(p.baseAddress!, av.baseAddress!) }
+                    var failed: UInt8 = 1
+                    _ = write(ends[1], &failed, 1)
+                    _exit(127)
+                }
+                return child
+            }
+        }}}
+        close(ends[1])
+        var byte: UInt8 = 0
+        var n: Int
+        repeat { n = read(ends[0], &byte, 1) } while n < 0 && errno == EINTR
+        close(ends[0])
+        try #require(pid > 0 && n == 0, "the child did not take the lock and run \(exe)")
+        return pid
+    }
+
+    /// Waits for `pid` and returns its raw wait status.
+    func reap(_ pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return status
+    }
+
+    @Test func theKernelNamesTheHolderAndOnlyABeaconTxHolderIsSignalled() throws {
+        let dir = temporaryDirectory()
+        let device = "hci0"
+        // A squatter: another program holding the lock. It is named, never signalled.
+        let sleeper = try spawnHolder(device: device, in: dir, exe: "/bin/sleep")
+        #expect(DeviceLock.holder(device: device, in: dir) == .process(sleeper))
+        guard case .held = DeviceLock.claim(device: device, in: dir) else { Issue.record("the lock was not held"); return }
+        guard case let .notBeaconTx(exe) = DeviceLock.signalHolder(sleeper, of: device, SIGTERM, in: dir) else {
+            Issue.record("a sleep process was signalled"); return
+        }
+        #expect(exe.hasSuffix("/sleep"))
+        #expect(kill(sleeper, 0) == 0, "the squatter still runs")
+        // A pid that does not hold the lock (this test process) is never signalled.
+        #expect(DeviceLock.signalHolder(getpid(), of: device, SIGTERM, in: dir) == .gone)
+        kill(sleeper, SIGKILL)
+        _ = reap(sleeper)
+        #expect(DeviceLock.holder(device: device, in: dir) == .free)
+
+        // A beacon-tx binary holding the lock gets the signal through its pidfd.
+        let copy = dir + "/beacon-tx"
+        let bytes = try FileIO.read("/bin/sleep", what: "sleep", maximumSize: 1 << 30)
+        try FileIO.write(bytes, to: copy, what: "copy")
+        chmod(copy, 0o755)
+        let session = try spawnHolder(device: device, in: dir, exe: copy)
+        #expect(DeviceLock.signalHolder(session, of: device, SIGTERM, in: dir) == .sent)
+        let status = reap(session)
+        #expect(status & 0x7f == SIGTERM, "wait status \(status)")
+    }
+
+    @Test func aLockDirectoryOthersCanWriteIsRefused() throws {
+        let dir = temporaryDirectory()
+        chmod(dir, 0o777)
+        guard case let .unavailable(why) = DeviceLock.claim(device: "hci0", in: dir) else { Issue.record("claimed"); return }
+        #expect(why == "\(dir) is not a lock directory (it must be root's and not writable by others)")
+        let linked = temporaryDirectory()
+        symlink("/etc/passwd", linked + "/hci0")
+        guard case let .unavailable(link) = DeviceLock.claim(device: "hci0", in: linked) else { Issue.record("claimed"); return }
+        #expect(link == "\(linked)/hci0: a symbolic link")
     }
 }

@@ -52,10 +52,16 @@ func temporaryDirectory() -> String {
     return dir
 }
 
-func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bool = false, alive: Set<Int32> = [4242]) -> ServiceContext {
-    ServiceContext(notifier: ServiceNotifier(environment: { env[$0] }, pid: 4242, monotonicMicroseconds: { 123_456_789 }),
-                   stderrIsJournal: journal, stateDirectories: stateDirectory.map { [$0] } ?? [], pid: 4242,
-                   isProcessAlive: { alive.contains($0) })
+/// The service context of a test: `alive` are the pids that exist; `locks` says which pid holds
+/// which device's lock (the kernel's answer, `ServiceContext.lockHolder`; every other device's
+/// lock is free). A state file is a running session only when its pid holds its device's lock.
+func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bool = false, alive: Set<Int32> = [4242],
+             locks: [String: Int32] = [:]) -> ServiceContext {
+    var svc = ServiceContext(notifier: ServiceNotifier(environment: { env[$0] }, pid: 4242, monotonicMicroseconds: { 123_456_789 }),
+                             stderrIsJournal: journal, stateDirectories: stateDirectory.map { [$0] } ?? [], pid: 4242,
+                             isProcessAlive: { alive.contains($0) })
+    svc.lockHolder = { device in locks[device].map { .process($0) } ?? .free }
+    return svc
 }
 
 @Suite struct ServiceNotifierTests {
@@ -342,7 +348,7 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
         let p = try plan(.legacy)
         let fake = ScriptedController(C.probe(extended: false) + C.okSteps(p.start) + [.receive(.timedOut), .receive(.signal(2))] + C.okSteps(p.stop))
         var status: ToolRun?
-        let svc = service([:], stateDirectory: dir)
+        let svc = service([:], stateDirectory: dir, locks: ["hci0": 4242])
         fake.onTimeout = { _ in status = tool(["status"], service: svc) }
         let h = FakeHost(devices: [C.device(0)], channels: [0: fake])
         let r = tool(["start", "--config", repoPath("Config/kiosk.json"), "--device", "hci0", "--controller", "legacy"], host: h, service: svc)
@@ -435,6 +441,9 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
 @Suite struct StatusCommandTests {
     let entry = BeaconEntry(identifier: "lobby", uuid: ProximityUUID(Golden.uuidText)!, major: 1, minor: 2, measuredPower: -59)
 
+    /// The running sessions of `sessions()`: whose pid holds which device's lock.
+    static let locks: [String: Int32] = ["hci0": 4242, "hci1": 4243, "hci4": 4242]
+
     /// hci0 on air (3 sets, re-armed once), hci1 waiting to re-arm, hci2 stale (pid gone),
     /// hci3 unreadable, hci4 in an instance's own directory, plus a file that is not a device.
     func sessions() throws -> String {
@@ -461,7 +470,7 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
 
     @Test func textSnapshotAndExitCodes() throws {
         let dir = try sessions()
-        let svc = service([:], stateDirectory: dir, alive: [4242, 4243])
+        let svc = service([:], stateDirectory: dir, alive: [4242, 4243], locks: Self.locks)
         let all = tool(["status"], service: svc)
         #expect(all.code == 0)
         #expect(all.err.isEmpty)
@@ -479,10 +488,10 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
 
     @Test func jsonSnapshot() throws {
         let dir = try sessions()
-        let r = tool(["status", "--json"], service: service([:], stateDirectory: dir, alive: [4242, 4243]))
+        let r = tool(["status", "--json"], service: service([:], stateDirectory: dir, alive: [4242, 4243], locks: Self.locks))
         #expect(r.code == 0)
         expectSnapshot(r.out.replacingOccurrences(of: dir, with: "$STATE"), "status.json")
-        let one = tool(["status", "--json", "--device", "hci1"], service: service([:], stateDirectory: dir, alive: [4242, 4243]))
+        let one = tool(["status", "--json", "--device", "hci1"], service: service([:], stateDirectory: dir, alive: [4242, 4243], locks: Self.locks))
         #expect(one.code == 3)
         let parsed = try JSON.parse(one.out)
         guard case let .array(rows) = parsed else { Issue.record("not a list"); return }

@@ -74,10 +74,17 @@ public struct ServiceContext {
     /// Claims a device's owner lock (`DeviceLock`). `.none` (the unit tests) claims without a lock:
     /// tests run in parallel, and a real lock would make them fight over "hci0".
     var claimDevice: (String) -> DeviceLock.Claim = { _ in .claimed(nil) }
-    /// kill(2): 0, or the errno.
-    var signalProcess: (Int32, Int32) -> Int32 = { pid, signal in kill(pid, signal) == 0 ? 0 : errno }
+    /// Who holds a device's lock, as the kernel names it (`DeviceLock.holder`); `.none`: nobody.
+    var lockHolder: (String) -> DeviceLock.Holder = { _ in .free }
+    /// Signals the holder of a device's lock (pid, device, signal), only when it is that holder and
+    /// runs beacon-tx (`DeviceLock.signalHolder`); `.none` signals nothing.
+    var signalHolder: (Int32, String, Int32) -> DeviceLock.SignalOutcome = { _, _, _ in .gone }
     /// Sleeps between two looks at a lock (`stop` waiting for a session to finish); the tests do not sleep.
     var pause: (Int) -> Void = { _ in }
+    /// Installs the seccomp filter that confines ioctl(2) to beacon-tx's own requests
+    /// (`IoctlConfinement`), for the rest of the process. `.none` (the unit tests) installs nothing and
+    /// answers nil: a filter would hold the whole test runner.
+    var confineIoctls: () -> IoctlConfinement? = { nil }
 
     /// Run by systemd (stderr is the journal, or there is a notify socket): no terminal hints.
     var isSupervised: Bool { stderrIsJournal || notifier.isEnabled }

@@ -220,61 +220,61 @@ enum DoctorCommand: Subcommand {
                                 + "; start advertises over raw HCI (\(family) commands)")
     }
 
+    /// The running session on `device`: the state file whose pid holds the device's lock (the same
+    /// rule as `status`, `StateStore.sessions`).
     static func runningSession(_ device: String, _ ctx: ToolContext) -> SessionState? {
-        for entry in ctx.service.stateStore.readAll() where entry.device == device {
-            if case let .success(s) = entry.state, ctx.service.isProcessAlive(s.pid) { return s }
-        }
-        return nil
+        guard let session = ctx.service.stateStore.sessions(only: device, lockHolder: ctx.service.lockHolder).first, session.running,
+              case let .success(s) = session.entry.state else { return nil }
+        return s
     }
 
     /// `owner` (the device lock) and `session` (the state file).
     static func ownerFindings(_ device: String, _ ctx: ToolContext) -> [DoctorFinding] {
         var out: [DoctorFinding] = []
-        let session = runningSession(device, ctx)
-        switch lockState(device, ctx) {
-        case .claimed:
+        switch ctx.service.lockHolder(device) {
+        case .free:
             out.append(DoctorFinding(id: "owner", device: device, verdict: .ok, summary: "no beacon-tx session owns \(device)"))
-        case .held:
-            let pid = session?.pid
-            let unit = pid.flatMap { ctx.system.text("/proc/\($0)/cgroup") }.flatMap(DoctorRules.unitName)
-            let who = (pid.map { "pid \($0)" } ?? "pid unknown") + (unit.map { ", \($0)" } ?? "")
+        case let .process(pid):
+            let unit = ctx.system.text("/proc/\(pid)/cgroup").flatMap(DoctorRules.unitName)
+            let who = "pid \(pid)" + (unit.map { ", \($0)" } ?? "")
             out.append(DoctorFinding(id: "owner", device: device, verdict: .warn, summary: "another beacon-tx owns \(device) (\(who)): a second start on it exits 75",
-                                     detail: "the device lock @beacon-tx/\(device) is held (/proc/net/unix); the owner is read from its state file",
+                                     detail: "the device lock \(DeviceLock.path(device: device)) is held by pid \(pid) (the kernel's record lock, F_GETLK)",
                                      remedy: unit.map { $0.hasSuffix(".service") ? "systemctl stop \($0)" : "beacon-tx stop --device \(device)" } ?? "beacon-tx stop --device \(device)"))
-        case let .unavailable(why):
-            out.append(DoctorFinding(id: "owner", device: device, verdict: .warn, summary: "the device lock could not be tried: \(why)"))
+        case let .unknown(why):
+            out.append(DoctorFinding(id: "owner", device: device, verdict: .warn, summary: "the device lock could not be read: \(why)",
+                                     remedy: "run doctor as root to see who owns \(device)"))
         }
-        let entries = ctx.service.stateStore.readAll().filter { $0.device == device }
-        guard let entry = entries.first else {
+        guard let session = ctx.service.stateStore.sessions(only: device, lockHolder: ctx.service.lockHolder).first else {
             out.append(DoctorFinding(id: "session", device: device, verdict: .ok, summary: "no session state (nothing started by beacon-tx runs on \(device))",
                                      detail: ctx.service.stateDirectories.isEmpty ? "" : "state files looked for in " + ctx.service.stateDirectories.joined(separator: ", ")))
             return out
         }
-        switch entry.state {
-        case let .failure(e):
+        let entry = session.entry
+        switch (entry.state, session.standing) {
+        case let (.failure(e), _):
             out.append(DoctorFinding(id: "session", device: device, verdict: .warn, summary: "unreadable state file \(entry.path): \(e.message)",
                                      remedy: "remove it if no beacon-tx runs on \(device)"))
-        case let .success(s) where !ctx.service.isProcessAlive(s.pid):
+        case let (.success(s), .stale) where !ctx.service.isProcessAlive(s.pid):
             out.append(DoctorFinding(id: "session", device: device, verdict: .warn,
                                      summary: "stale state: pid \(s.pid) is gone (\(entry.path) says \(s.onAir ? "on air" : "off air"): \(s.status))",
                                      detail: "a killed session (SIGKILL) or a detached one leaves its beacons on the controller until the next start or stop",
                                      remedy: "beacon-tx stop --device \(device) (as root) clears them"))
-        case let .success(s):
+        case let (.success(s), .stale):
+            out.append(DoctorFinding(id: "session", device: device, verdict: .warn,
+                                     summary: "state file not believed: pid \(s.pid) does not hold \(device)'s device lock (\(entry.path) says \(s.onAir ? "on air" : "off air"): \(s.status))",
+                                     detail: "only the process that holds the lock runs \(device); a session waiting for its adapter holds none yet, and any other file is left over or forged",
+                                     remedy: "remove \(entry.path) if no beacon-tx runs on \(device)"))
+        case let (.success(s), .unverified(why)):
+            out.append(DoctorFinding(id: "session", device: device, verdict: .warn,
+                                     summary: "not verified: \(entry.path) names pid \(s.pid), but \(device)'s device lock could not be read (\(why))",
+                                     remedy: "run doctor as root to see whether a session runs on \(device)"))
+        case let (.success(s), .running):
             out.append(DoctorFinding(id: "session", device: device, verdict: s.onAir ? .ok : .warn,
                                      summary: "pid \(s.pid): \(s.onAir ? "on air" : "nothing on air") since \(UTCTime.text(s.since)): \(s.status)",
                                      detail: s.lastRearm.map { "last re-arm \(UTCTime.text($0.at)): \($0.reason)" } ?? "",
                                      remedy: s.onAir ? "" : "see the findings above for \(device); beacon-tx status --device \(device) follows it"))
         }
         return out
-    }
-
-    /// Whether another process holds `device`'s lock: the abstract socket `@beacon-tx/hciN` listed in
-    /// /proc/net/unix (readable by anyone; nothing is bound, so a start that claims the device at
-    /// this moment is not refused); where that file cannot be read, a claim released at once.
-    static func lockState(_ device: String, _ ctx: ToolContext) -> DeviceLock.Claim {
-        guard let table = ctx.system.text("/proc/net/unix") else { return ctx.service.claimDevice(device) }
-        let name = "@" + DeviceLock.name(device: device)
-        return table.split(separator: "\n").contains { $0.split(separator: " ").last.map(String.init) == name } ? .held : .claimed(nil)
     }
 
     // MARK: machine

@@ -53,8 +53,12 @@ struct DoctorReport {
     }
 
     /// One line per finding (verdict, id, device, summary), aligned; the detail and the remedy of
-    /// findings that are not ok indented below. Pasteable into an issue as it is.
-    var text: [String] {
+    /// findings that are not ok indented below. Pasteable into an issue as it is. Findings quote
+    /// what other users wrote (state files, unit names), so every line is sanitised: no control
+    /// character reaches the terminal.
+    var text: [String] { lines.map(Quote.sanitized) }
+
+    private var lines: [String] {
         let idWidth = (findings.map(\.id.count).max() ?? 0) + 2
         let deviceWidth = (findings.compactMap { $0.device?.count }.max() ?? 0) + 2
         var lines = ["beacon-tx doctor \(BeaconTX.version): \(count(.ok)) ok, \(count(.warn)) warn, \(count(.fail)) fail"]

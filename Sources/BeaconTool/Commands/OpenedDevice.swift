@@ -71,7 +71,7 @@ struct OpenedDevice {
 
     static func open(_ info: HCIDeviceInfo, _ host: HCIHost, _ o: Options, _ ctx: ToolContext) throws(CLIError) -> OpenedDevice {
         if let block = info.rfkill, block.isBlocked { throw blockedError(info.name, block) }
-        let lock = o.claim ? try ctx.claimDevice(info.name) : nil
+        let (lock, lockWarning) = o.claim ? try ctx.claimDevice(info.name) : (nil, nil)
         do {
             if !info.isUp {
                 ctx.note("\(info.name) is down; bringing it up (HCIDEVUP)")
@@ -88,6 +88,7 @@ struct OpenedDevice {
         if o.verbose { runner.trace = { ctx.log(.debug, $0) } }
         let caps: ControllerCapabilities
         do { caps = try Advertiser.probe(runner) } catch { throw CLIError(error) }
+        if let lockWarning { ctx.warn(lockWarning) }
         var up = info
         up.isUp = true
         return OpenedDevice(host: host, info: up, channel: channel, runner: runner, caps: caps, lock: lock)

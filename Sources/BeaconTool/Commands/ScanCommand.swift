@@ -102,6 +102,8 @@ enum ScanCommand: Subcommand {
         let setup = try parse(a)
         var s = Settings()
         try s.apply(settings, from: a)
+        // Before the first HCI socket: the scan needs only the HCI device ioctls and the terminal query.
+        ctx.confineIoctls(verbose: a.has("--verbose"))
         let session = try OpenedDevice.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose"), watchSignals: true), ctx)
         if setup.calibrate { return try Calibrate.run(session, setup, ctx) }
         if a.has("--expect") { return try ScanExpect.run(a, setup, session, ctx) }

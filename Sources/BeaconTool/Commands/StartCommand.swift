@@ -226,6 +226,9 @@ enum StartCommand: Subcommand {
         if detach, !s.schedule.isEmpty {
             throw .usage("--duration/--cycle need the foreground session (without --detach): nothing would switch the beacons off")
         }
+        // From here on the process needs only the HCI device ioctls and the terminal query: interface
+        // ioctls, which CAP_NET_ADMIN would allow, fail with EPERM.
+        ctx.confineIoctls(verbose: a.has("--verbose"))
         // A device that is not there yet is waited for (and said so to systemd: READY=1 with STATUS=),
         // up to --device-timeout; the device is claimed for this process before its first command.
         var waited: ServiceReporter?

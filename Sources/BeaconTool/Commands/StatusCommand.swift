@@ -2,18 +2,23 @@
 import BeaconKit
 
 /// `beacon-tx status`: what the foreground sessions have on air, per device, from their state
-/// files (see `StateStore`); opens no Bluetooth socket and needs no privileges.
+/// files (see `StateStore`); opens no Bluetooth socket. A state file is believed to be the running
+/// session only while its pid holds the device's lock (`StateStore.sessions`); asking the lock
+/// needs root or the `beacon-tx` group, and without it a session is reported as not verified.
+/// Every string taken from a state file is printed sanitised (`Quote.sanitized`; JSON escapes
+/// control characters itself), so a file cannot write escape sequences to the terminal.
 ///
 /// Exit codes, for monitoring scripts: 0 = a beacon is on air (on `--device`, when given);
-/// 3 = nothing on air (no session, a session waiting to re-arm, or a stale state file whose
-/// process is gone); 64 = bad flags. With `--metrics FILE` the answer is in the file: exit 0 once it
-/// is written (73/74 when it cannot be).
+/// 3 = nothing on air (no session, a session waiting to re-arm, a stale state file whose process
+/// is gone, or one that is not believed or verified); 64 = bad flags. With `--metrics FILE` the
+/// answer is in the file: exit 0 once it is written (73/74 when it cannot be).
 ///
 /// `--format prometheus` / `--metrics FILE` is how a killed kiosk becomes visible to the fleet
 /// without a timer in the kiosk: `beacon-tx-status.timer` runs it every 15 s into node_exporter's
-/// textfile directory, and `beacon_tx_status_running` turns 0 when the recorded pid is gone. It also
-/// publishes there the kiosks' metrics files that the packaged units keep in their runtime
-/// directory (`MetricsPublisher`).
+/// textfile directory, and `beacon_tx_status_running` turns 0 when the recorded pid no longer
+/// holds the device's lock (it is gone). It also publishes there the running sessions' metrics
+/// files that the packaged units keep in their runtime directory (`MetricsPublisher`), and counts
+/// what it refused (`beacon_tx_publish_refused_total`).
 enum StatusCommand: Subcommand {
     static let name = "status"
     static let summary = "what is on air now, per device (exit 0 on air, 3 nothing on air)"
@@ -34,20 +39,36 @@ enum StatusCommand: Subcommand {
     struct Row {
         var device: String
         var path: String?
+        /// The directory of the state file (its metrics file is beside it).
+        var directory: String? = nil
         var state: SessionState?
-        var running = false
+        /// How far the state file is believed; `.running` only while its pid holds the device's lock.
+        var standing: StateStore.Standing = .stale
+        /// Whether the file's pid exists at all (for the wording of a file that is not believed).
+        var alive = false
         var problem: String?
         /// The device's rfkill switch (sysfs), nil when it has none.
         var rfkill: RFKillBlock? = nil
 
+        var running: Bool { standing == .running }
         var onAir: Bool { running && state?.onAir == true }
+
+        /// Why a state file is not the running session, for the JSON `status` field.
+        func notRunning(_ s: SessionState) -> String {
+            switch standing {
+            case .running: return s.status
+            case .stale where !alive: return "beacon-tx (pid \(s.pid)) is not running"
+            case .stale: return "pid \(s.pid) does not hold \(device)'s device lock: the state file is not believed"
+            case let .unverified(why): return "not verified: \(device)'s device lock could not be read (\(why))"
+            }
+        }
 
         var json: JSON {
             var pairs: [(String, JSON)] = [("device", .string(device)), ("onAir", .bool(onAir)), ("running", .bool(running))]
             if let s = state {
                 pairs += [
                     ("pid", .number(Double(s.pid))),
-                    ("status", .string(running ? s.status : "beacon-tx (pid \(s.pid)) is not running")),
+                    ("status", .string(notRunning(s))),
                     ("family", s.family.map { .string($0.rawValue) } ?? .null),
                     ("sets", .array(s.sets.map { .number(Double($0)) })),
                     ("rotation", .bool(s.rotation)),
@@ -72,8 +93,14 @@ enum StatusCommand: Subcommand {
             guard let s = state else {
                 return ["\(device): nothing on air (\(problem ?? "no beacon-tx session"))"]
             }
-            guard running else {
+            switch standing {
+            case .running: break
+            case .stale where !alive:
                 return ["\(device): nothing on air (beacon-tx pid \(s.pid) is not running; stale state from \(UTCTime.text(s.since)) in \(path ?? "?"))"]
+            case .stale:
+                return ["\(device): nothing on air (pid \(s.pid) does not hold \(device)'s device lock: the state from \(UTCTime.text(s.since)) in \(path ?? "?") is not believed)"]
+            case let .unverified(why):
+                return ["\(device): not verified (\(path ?? "?") names pid \(s.pid), but \(device)'s device lock could not be read: \(why); run beacon-tx status as root)"]
             }
             var lines = ["\(device): \(s.onAir ? "on air" : "nothing on air") since \(UTCTime.text(s.since)), pid \(s.pid): \(s.status)"]
             if s.onAir {
@@ -89,13 +116,14 @@ enum StatusCommand: Subcommand {
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         let only = try a.value("--device").map { (t: String) throws(CLIError) in HCIDeviceInfo.name(of: try Validate.device("--device", t)) }
         let store = ctx.service.stateStore
-        var rows: [Row] = store.readAll().compactMap { entry in
-            if let only, entry.device != only { return nil }
+        var rows: [Row] = store.sessions(only: only, lockHolder: ctx.service.lockHolder).map { session in
+            let entry = session.entry
             switch entry.state {
             case let .success(s):
-                return Row(device: entry.device, path: entry.path, state: s, running: ctx.service.isProcessAlive(s.pid))
+                return Row(device: entry.device, path: entry.path, directory: entry.directory, state: s, standing: session.standing,
+                           alive: ctx.service.isProcessAlive(s.pid))
             case let .failure(e):
-                return Row(device: entry.device, path: entry.path, problem: "unreadable state file \(entry.path): \(e.message)")
+                return Row(device: entry.device, path: entry.path, directory: entry.directory, problem: "unreadable state file \(entry.path): \(e.message)")
             }
         }
         if let only, rows.isEmpty { rows = [Row(device: only)] }
@@ -117,10 +145,14 @@ enum StatusCommand: Subcommand {
             guard a.value("--format") == nil || format == "prometheus", !a.has("--json") else {
                 throw .usage("--metrics writes the prometheus format; drop --json/--format \(format)")
             }
-            rows += latchedDown(in: file, besides: rows)
+            let previous = try? MetricsPublisher.readPublic(String(decoding: file.bytes, as: UTF8.self)).get()
+            rows += latchedDown(in: previous, besides: rows)
             rows.sort { (StateStore.deviceNumber($0.device) ?? 0) < (StateStore.deviceNumber($1.device) ?? 0) }
-            try AtomicFile.write(Array(prometheus(rows, now: ctx.wallClockSeconds()).utf8), to: file, what: "metrics file")
-            MetricsPublisher.publish(from: store, besides: file, running: Set(rows.filter(\.running).map(\.device))).forEach(ctx.warn)
+            let sources = rows.compactMap { r in r.running ? r.directory.map { MetricsPublisher.Source(device: r.device, directory: $0) } : nil }
+            let published = MetricsPublisher.publish(sources, besides: file)
+            let refused = MetricsPublisher.refusedCounts(previous: previous, now: published.refusals, devices: sources.map(\.device))
+            try AtomicFile.write(Array(prometheus(rows, now: ctx.wallClockSeconds(), refused: refused).utf8), to: file, what: "metrics file")
+            published.warnings.forEach(ctx.warn)
             return .success
         }
         if format == "prometheus" {
@@ -128,9 +160,10 @@ enum StatusCommand: Subcommand {
         } else if format == "json" {
             ctx.stdout(JSON.array(rows.map(\.json)).pretty)
         } else if rows.isEmpty {
-            ctx.stdout("nothing on air: no beacon-tx session (state files looked for in \(store.candidates.joined(separator: ", ")))")
+            ctx.stdout(Quote.sanitized("nothing on air: no beacon-tx session (state files looked for in \(store.candidates.joined(separator: ", ")))"))
         } else {
-            rows.flatMap(\.text).forEach(ctx.stdout)
+            // State files are written by other users: no control character reaches the terminal.
+            rows.flatMap(\.text).map(Quote.sanitized).forEach(ctx.stdout)
         }
         return rows.contains(where: \.onAir) ? .success : .nothingOnAir
     }
@@ -139,8 +172,8 @@ enum StatusCommand: Subcommand {
     /// now: still down. A unit's runtime directory, with the dead pid's state file, goes when the
     /// unit stops (its ExecStopPost ran this once before); down stays down until the device has
     /// a session again (or FILE is removed). A clean stop removes the state file first: never down.
-    static func latchedDown(in file: FilePath, besides rows: [Row]) -> [Row] {
-        guard case let .success(bytes) = MetricsPublisher.readPublic(String(decoding: file.bytes, as: UTF8.self)) else { return [] }
+    static func latchedDown(in previous: [UInt8]?, besides rows: [Row]) -> [Row] {
+        guard let bytes = previous else { return [] }
         let prefix = "beacon_tx_status_running{device=\""
         return String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line -> Row? in
             guard line.hasPrefix(prefix), line.hasSuffix("\"} 0") else { return nil }
@@ -151,19 +184,21 @@ enum StatusCommand: Subcommand {
     }
 
     /// The status as Prometheus series: per device with a state file, whether its recorded process
-    /// is alive and whether it is on air; and when this ran (a stopped timer shows as an old time).
+    /// runs the device (holds its lock) and whether it is on air; with `--metrics`, what the
+    /// publisher refused (`refused`); and when this ran (a stopped timer shows as an old time).
     /// A device whose session stopped cleanly has no state file, so no series: stopped is not down.
-    static func prometheus(_ rows: [Row], now: Double) -> String {
+    static func prometheus(_ rows: [Row], now: Double, refused: [PrometheusFamily.Sample] = []) -> String {
         let withState = rows.filter { $0.path != nil }
         func d(_ r: Row) -> [(String, String)] { [("device", r.device)] }
         return PrometheusText.render([
             .buildInfo(role: "status"),
             .init("beacon_tx_status_running", .gauge,
-                  "1 when the beacon-tx process recorded in the device's state file is alive, 0 when it is gone (killed, crashed) or the state file is unreadable.",
+                  "1 when the beacon-tx process recorded in the device's state file is alive and holds the device's lock, 0 when it is gone (killed, crashed), does not hold the lock, or the state file is unreadable.",
                   withState.map { .init(d($0), $0.running ? 1 : 0) }),
             .init("beacon_tx_status_on_air", .gauge,
                   "1 when that process is alive and its state file says every beacon is on air.",
                   withState.map { .init(d($0), $0.onAir ? 1 : 0) }),
+            .init("beacon_tx_publish_refused_total", .counter, MetricsPublisher.refusedHelp, refused),
             .init("beacon_tx_status_timestamp_seconds", .gauge,
                   "When beacon-tx status wrote this, seconds since the Unix epoch.", [.init([], now)]),
         ])

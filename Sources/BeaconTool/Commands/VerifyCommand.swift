@@ -34,7 +34,9 @@ enum VerifyCommand: Subcommand {
         guard !s.beacons.isEmpty else {
             throw .usage("no beacon to look for: give --config FILE, --beacon UUID:MAJOR:MINOR, or --uuid, --major and --minor")
         }
-        let bytes = try FileIO.read(path, what: "CAPTURE", maximumSize: FileIO.maximumCaptureSize)
+        // Not through a symbolic link: the report shows what it decodes, and root verifies other
+        // users' captures (see FileIO).
+        let bytes = try FileIO.read(path, what: "CAPTURE", maximumSize: FileIO.maximumCaptureSize, links: .refuse)
         let capture: CaptureFile
         do { capture = try CaptureFile.read(bytes, .dropWithWarning) } catch { throw .data("CAPTURE \(path): \(error)") }
         let index = s.device ?? 0

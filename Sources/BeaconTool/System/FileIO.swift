@@ -10,6 +10,18 @@ import SystemCalls
 /// `--output` fails at once (open() on a FIFO would block until a writer or reader appears). `-`
 /// is the one exception: stdin for `--config`, stdout for `--output`; `/dev/stdin` and
 /// `/dev/stdout` mean the same. Paths reach open() byte for byte, as the kernel passed them.
+///
+/// Symbolic links:
+/// - `--config FILE` and `--check FILE` follow them: the invoking user names the file, and a
+///   config in /etc is often a link (configuration management, alternatives); what was opened is
+///   checked with fstat.
+/// - `verify CAPTURE` does not (`Links.refuse`): its report shows what it decodes, and root is
+///   asked to verify captures other users made, so a capture that is a link (to root's own 0600
+///   capture, say) is refused by name, before a byte is read.
+/// - Files that a root reader takes from other users' directories (state files, the sessions'
+///   metrics files) are read through `OwnedDirectory`: no link, the directory owner's file.
+/// - Writes (`--output`, metrics and state files) go through `AtomicFile`: a new temporary file,
+///   renamed over the target; a target that is a symbolic link is refused.
 enum FileIO {
     static let maximumSize = 16 << 20
 
@@ -17,26 +29,41 @@ enum FileIO {
     /// 0.1 s with about 60 MB resident, release build).
     static let maximumCaptureSize = 64 << 20
 
-    static func read(_ path: String, what: String, maximumSize: Int = maximumSize) throws(CLIError) -> [UInt8] {
-        try read(FilePath(path), what: what, maximumSize: maximumSize)
+    static func read(_ path: String, what: String, maximumSize: Int = maximumSize, links: Links = .follow) throws(CLIError) -> [UInt8] {
+        try read(FilePath(path), what: what, maximumSize: maximumSize, links: links)
     }
 
     static func write(_ bytes: [UInt8], to path: String, what: String) throws(CLIError) { try write(bytes, to: FilePath(path), what: what) }
 
-    static func read(_ path: FilePath, what: String, maximumSize: Int = maximumSize) throws(CLIError) -> [UInt8] {
+    /// Whether a read follows a symbolic link in the last component of its path.
+    enum Links {
+        case follow
+        case refuse
+    }
+
+    static func read(_ path: FilePath, what: String, maximumSize: Int = maximumSize, links: Links = .follow) throws(CLIError) -> [UInt8] {
         let name = "\(what) \(path.display)"
         if path.isDash || path.bytes == Array("/dev/stdin".utf8) {
             return try readAll(STDIN_FILENO, name: name, maximumSize: maximumSize)
         }
-        try requireRegularIfExists(path, name: name, code: .noInput)
+        // Looked at before opening: opening a device can have effects of its own.
+        try requireRegularIfExists(path, name: name, code: .noInput, links: links)
         // O_NONBLOCK: if the path became a FIFO after the check, open() still returns at once.
+        let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (links == .refuse ? O_NOFOLLOW : 0)
         let fd: Int32
-        do { fd = try systemCall { withCPath(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) } } } catch {
+        do { fd = try systemCall { withCPath(path) { open($0, flags) } } } catch {
+            if error.code == ELOOP && links == .refuse { throw symbolicLink(name, code: .noInput) }
             throw openError(name, errno: error.code)
         }
         defer { SystemCalls.live.closeDescriptor(fd) }
         try requireRegular(fd, name: name, code: .noInput)
         return try readAll(fd, name: name, maximumSize: maximumSize)
+    }
+
+    /// The refusal of a symbolic link where a link is not followed: it names the path given,
+    /// never the link's target or its bytes.
+    static func symbolicLink(_ name: String, code: ExitCode) -> CLIError {
+        CLIError(code, "\(name): is a symbolic link, which is not followed here; name the file itself")
     }
 
     static func readAll(_ fd: Int32, name: String, maximumSize: Int = maximumSize) throws(CLIError) -> [UInt8] {
@@ -57,21 +84,13 @@ enum FileIO {
     /// Whether `path` means stdout (`-` or `/dev/stdout`).
     static func isStdout(_ path: FilePath) -> Bool { path.isDash || path.bytes == Array("/dev/stdout".utf8) }
 
+    /// Writes a file the user named (`--output`) through a new temporary file renamed over it
+    /// (`AtomicFile`): a file or link another user planted at the path is never written through;
+    /// a symbolic link is refused (exit 73). The new file's mode is 0644 less the umask.
     static func write(_ bytes: [UInt8], to path: FilePath, what: String) throws(CLIError) {
         let name = "\(what) \(path.display)"
-        try requireRegularIfExists(path, name: name, code: .cantCreate)
-        let fd: Int32
-        do { fd = try systemCall { withCPath(path) { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0o644) } } } catch {
-            throw CLIError(.cantCreate, "\(name): " + (error.code == ENXIO ? "not a regular file" : error.description))
-        }
-        var closed = false
-        defer { if !closed { SystemCalls.live.closeDescriptor(fd) } }
-        try requireRegular(fd, name: name, code: .cantCreate)
-        try writeAll(fd, bytes, what: name)
-        closed = true
-        do { _ = try systemCall(retryOnInterrupt: false) { SystemCalls.live.close(fd) } } catch {
-            throw CLIError(.ioError, "\(name): \(error)")
-        }
+        try requireRegularIfExists(path, name: name, code: .cantCreate, links: .refuse)
+        try AtomicFile.write(bytes, to: path, what: what, mode: nil)
     }
 
     /// Writes everything; a failure is an I/O error (exit 74).
@@ -110,9 +129,13 @@ enum FileIO {
         }
     }
 
-    static func requireRegularIfExists(_ path: FilePath, name: String, code: ExitCode) throws(CLIError) {
+    /// Refuses a path that exists and is not a regular file (with `.refuse`: a symbolic link too,
+    /// looked at with lstat; with `.follow`: what it points to).
+    static func requireRegularIfExists(_ path: FilePath, name: String, code: ExitCode, links: Links = .follow) throws(CLIError) {
         var st = stat()
-        guard withCPath(path, { stat($0, &st) }) == 0 else { return }   // missing: open() reports it
+        let found = withCPath(path) { links == .refuse ? lstat($0, &st) : stat($0, &st) }
+        guard found == 0 else { return }   // missing: open() reports it
+        if st.st_mode & S_IFMT == S_IFLNK { throw code == .cantCreate ? AtomicFile.symbolicLink(name) : symbolicLink(name, code: code) }
         if let k = kind(st.st_mode) {
             throw CLIError(code, "\(name): is \(k), not a regular file (use - for stdin/stdout)")
         }

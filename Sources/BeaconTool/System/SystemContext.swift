@@ -112,7 +112,10 @@ extension ServiceContext {
             pid: pid,
             isProcessAlive: StateStore.isProcessAlive)
         context.claimDevice = { DeviceLock.claim(device: $0) }
+        context.lockHolder = { DeviceLock.holder(device: $0) }
+        context.signalHolder = { DeviceLock.signalHolder($0, of: $1, $2) }
         context.pause = { milliseconds in _ = usleep(UInt32(clamping: milliseconds * 1000)) }
+        context.confineIoctls = { IoctlConfinement.installNative() }
         return context
     }
 }

@@ -4,8 +4,10 @@
 # (e2e-late-adapter.service); the enabled kiosk, waiting since boot, comes on air with nobody
 # acting on it: same process, NRestarts=0, StatusText on air. The receiver on hci1 is
 # e2e-receiver.service, started with the adapter (vm/receiver, lines stamped with the
-# uptime). Notes the times from the adapter appearing (its device unit active) to beacon-tx's
-# on-air line in the journal and to the first report heard. beacon-tx@hci2 still waits.
+# uptime). User nobody has held the abstract names @beacon-tx/hci0 and @beacon-tx/hci2 since
+# before the units started (e2e-squatter.service): that changes nothing. Notes the times from
+# the adapter appearing (its device unit active) to beacon-tx's on-air line in the journal and
+# to the first report heard. beacon-tx@hci2 still waits.
 . "$BED/lib.sh"
 
 u=beacon-tx.service
@@ -46,6 +48,9 @@ scanning=$(grep -m1 '# scanning' "$RX_FILE" | cut -d' ' -f1)
 [ "$(unit_pid $u)" = "$pid" ] || fail "MainPID changed: $pid -> $(unit_pid $u)"
 expect_prop $u ActiveState active
 expect_prop $u NRestarts 0
+# user nobody held the old abstract lock names since before the units started (e2e-squatter.service)
+expect_prop e2e-squatter.service ActiveState active
+grep -q ' @beacon-tx/hci0$' /proc/net/unix || fail "the squatter does not hold @beacon-tx/hci0"
 st=$(prop $u StatusText)
 echo "StatusText: $st"
 [[ $st == *"on air on hci0"* ]] || fail "StatusText '$st' does not say on air on hci0"

@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
 # boot: main
-# e2e-timeout: 900
+# e2e-timeout: 1200
 # The Ansible role (contrib/ansible) with ansible-playbook (Debian's ansible-core, connection local)
-# on the running kiosk: applied with the example inventory, the config it writes puts the inventory's
-# beacon on air; with the host's minor changed in the inventory and the playbook applied again, the
-# handler reloads the unit and the new minor is heard on hci1 in the same process (MainPID, NRestarts
-# 0), the old one gone. Notes the time from the second ansible-playbook's start to the new beacon heard.
+# on the running kiosk: applied with the example inventory and the package as a URL with its SHA-256
+# (python3's http.server on this host: the role downloads it once, checked), the config it writes
+# puts the inventory's beacon on air; with the host's minor changed in the inventory and the playbook
+# applied again (the package as a path this time), the handler reloads the unit and the new minor is
+# heard on hci1 in the same process (MainPID, NRestarts 0), the old one gone. Notes the time from the
+# second ansible-playbook's start to the new beacon heard.
 . "$BED/lib.sh"
 . "$BED/scenarios/ansible.inc"
 
@@ -17,9 +19,16 @@ uuid=$(sed -n 's/^ *beacon_tx_uuid: *//p' "$inv" | tr -d '-' | tr 'A-F' 'a-f')
 major=$(sed -n 's/^ *beacon_tx_major: *//p' "$inv")
 first=$uuid-$major-2 second=$uuid-$major-102
 
-step "apply the role: kiosk-lobby, minor 2"
-ansible_apply first "$inv" || fail "ansible-playbook (first apply) exit $ANSIBLE_RC: $(ansible_failure first)"
+step "apply the role: kiosk-lobby, minor 2, the package from a URL with its SHA-256"
+deb_serve
+dest=/var/cache/beacon-tx/beacon-tx.deb   # the role's beacon_tx_deb_dest
+rm -f "$dest"
+ansible_apply first "$inv" -e "beacon_tx_deb=$DEB_URL" -e "beacon_tx_deb_sha256=$DEB_SHA256" ||
+  fail "ansible-playbook (first apply) exit $ANSIBLE_RC: $(ansible_failure first)"
 echo "first apply: ${ANSIBLE_SECS}s"
+[ "$(deb_requests)" = 1 ] || fail "the role downloaded $DEB_URL $(deb_requests) times, expected once: $(cat "$E2E_OUT/http.log")"
+[ "$(sha256sum < "$dest" | cut -d' ' -f1)" = "$DEB_SHA256" ] || fail "$dest is not the package served"
+[ "$(stat -c '%U:%G %a' "$dest")" = "root:root 644" ] || fail "$dest: $(stat -c '%U:%G %a' "$dest"), expected root:root 644"
 [ "$(config_ids "$KIOSK")" = "$first" ] || fail "the role wrote $(config_ids "$KIOSK" | tr '\n' ' '), expected $first"
 grep -q '^// .*Ansible role beacon_tx' "$KIOSK" || fail "$KIOSK is not the role's template: $(head -n 2 "$KIOSK")"
 [ "$(stat -c '%U:%G %a' "$KIOSK")" = "root:root 644" ] || fail "$KIOSK: $(stat -c '%U:%G %a' "$KIOSK"), expected root:root 644"
