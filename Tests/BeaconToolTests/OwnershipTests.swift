@@ -224,4 +224,22 @@ import Testing
         guard case let .unavailable(link) = DeviceLock.claim(device: "hci0", in: linked) else { Issue.record("claimed"); return }
         #expect(link == "\(linked)/hci0: a symbolic link")
     }
+
+    @Test func procLocksNamesTheWriteLockOfTheInode() {
+        let table = """
+            1: POSIX  ADVISORY  READ  900 00:1a:77 0 EOF
+            2: FLOCK  ADVISORY  WRITE 901 00:1a:77 0 EOF
+            3: POSIX  ADVISORY  WRITE 902 00:1b:77 0 EOF
+            4: POSIX  ADVISORY  WRITE 903 00:1a:78 0 EOF
+            5: POSIX  ADVISORY  WRITE 904 00:1a:77 0 EOF
+            """
+        #expect(DeviceLock.holder(inLocks: table, major: 0, minor: 0x1a, inode: 77) == .process(904))
+        #expect(DeviceLock.holder(inLocks: table, major: 0, minor: 0x1a, inode: 79) == .free)
+        // A real lock of this process, found through the real /proc/locks by the file's inode.
+        let dir = temporaryDirectory()
+        guard case let .claimed(lock) = DeviceLock.claim(device: "hci7", in: dir) else { Issue.record("not claimed"); return }
+        #expect(DeviceLock.holderFromProcLocks(dir + "/hci7") == .process(getpid()))
+        lock?.release()
+        #expect(DeviceLock.holderFromProcLocks(dir + "/hci7") == .free)
+    }
 }

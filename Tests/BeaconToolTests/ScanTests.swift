@@ -204,7 +204,8 @@ import Testing
     }
 
     /// Both kiosk units: the metrics publisher is started with them and runs once when the process
-    /// ends, before the runtime directory goes; nothing outside that directory is writable.
+    /// ends, before the runtime directory goes; nothing outside that directory and the device locks'
+    /// directory is writable, and the one extra group is the locks' group.
     @Test(arguments: ["Config/beacon-tx.service", "Config/beacon-tx@.service"])
     func kioskUnitsLeaveMetricsToThePublisher(_ path: String) throws {
         let unit = try String(contentsOfFile: repoPath(path), encoding: .utf8)
@@ -213,6 +214,7 @@ import Testing
         #expect(lines.contains("ExecStopPost=-+/usr/bin/systemctl start beacon-tx-status.service"))
         #expect(!lines.contains { $0.hasPrefix("RuntimeDirectoryPreserve=") }, "a preserved directory of a DynamicUser is /run/private (0700): status would need root")
         #expect(lines.contains("ProtectSystem=strict"))
-        #expect(!lines.contains { $0.hasPrefix("ReadWritePaths=") || $0.hasPrefix("SupplementaryGroups=") }, "\(path)")
+        #expect(lines.filter { $0.hasPrefix("ReadWritePaths=") } == ["ReadWritePaths=/run/beacon-tx/lock"], "\(path)")
+        #expect(lines.filter { $0.hasPrefix("SupplementaryGroups=") } == ["SupplementaryGroups=\(DeviceLock.group)"], "\(path)")
     }
 }

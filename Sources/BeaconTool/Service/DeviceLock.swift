@@ -10,10 +10,11 @@ import SystemCalls
 /// for the controller, and `stop` knows there is a session to stop rather than a detached beacon.
 ///
 /// The lock is a POSIX record lock (`fcntl(F_SETLK)`, a write lock on the whole file) on
-/// `/run/beacon-tx/lock/hciN`. The directory belongs to root and the `beacon-tx` group, mode 3770
+/// `/run/beacon-tx/lock/hciN`. The directory belongs to root and the `beacon-tx` group, mode 3771
 /// (systemd-tmpfiles makes it; the units join the group with `SupplementaryGroups=`): only root and
-/// the units can create or open a lock file, so no other local user can hold a device's lock. The
-/// sticky bit keeps a unit from removing another's file. The kernel releases the lock when the
+/// the units can create or open a lock file (others may only look a name up, for `/proc/locks`),
+/// so no other local user can hold a device's lock. The sticky bit keeps a unit from removing
+/// another's file. The kernel releases the lock when the
 /// process ends however it ends (SIGKILL and crashes included), and it names the holder
 /// (`F_GETLK`): who owns a device is never read from a file another user can write.
 ///
@@ -93,6 +94,8 @@ final class DeviceLock {
         switch openLockFile(device: device, in: directory, create: false) {
         case let .success(opened): fd = opened
         case let .failure(why) where why.code == ENOENT: return .free   // never locked since boot
+        case let .failure(why) where why.code == EACCES:
+            return holderFromProcLocks(path(device: device, in: directory)) ?? .unknown(why.description)
         case let .failure(why): return .unknown(why.description)
         }
         defer { SystemCalls.live.closeDescriptor(fd) }
@@ -103,6 +106,32 @@ final class DeviceLock {
             return .unknown("fcntl(F_GETLK) on \(path(device: device, in: directory)): \(Errno(errno))")
         }
         return lock.l_type == Int16(F_UNLCK) ? .free : .process(lock.l_pid)
+    }
+
+    /// For a user who may not open the lock file (not root, not in the group): the directory may
+    /// be searched, so the file's inode is found by name, and the kernel's table of locks
+    /// (`/proc/locks`, readable by anyone) names the process that holds a POSIX write lock on it.
+    /// nil when the file cannot be found or the table not read.
+    static func holderFromProcLocks(_ file: String, table: String? = nil) -> Holder? {
+        var st = stat()
+        guard lstat(file, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard let text = table ?? (try? FileIO.read("/proc/locks", what: "lock table", maximumSize: 1 << 20)).map({ String(decoding: $0, as: UTF8.self) }) else { return nil }
+        return holder(inLocks: text, major: UInt32(truncatingIfNeeded: (UInt64(st.st_dev) >> 8) & 0xfff) | UInt32(truncatingIfNeeded: (UInt64(st.st_dev) >> 32) & ~0xfff),
+                      minor: UInt32(truncatingIfNeeded: UInt64(st.st_dev) & 0xff) | UInt32(truncatingIfNeeded: (UInt64(st.st_dev) >> 12) & ~0xff),
+                      inode: UInt64(st.st_ino))
+    }
+
+    /// The holder of a POSIX write lock on device `major:minor`, inode `inode`, in `/proc/locks`
+    /// text (`1: POSIX  ADVISORY  WRITE 1234 00:1a:5678 0 EOF`; major and minor in hex).
+    static func holder(inLocks text: String, major: UInt32, minor: UInt32, inode: UInt64) -> Holder {
+        for line in text.split(separator: "\n") {
+            let f = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard f.count >= 6, f[1] == "POSIX", f[3] == "WRITE", let pid = Int32(f[4]), pid > 0 else { continue }
+            let id = f[5].split(separator: ":")
+            guard id.count == 3, UInt32(id[0], radix: 16) == major, UInt32(id[1], radix: 16) == minor, UInt64(id[2]) == inode else { continue }
+            return .process(pid)
+        }
+        return .free
     }
 
     struct OpenFailure: Error, CustomStringConvertible {
@@ -153,9 +182,9 @@ final class DeviceLock {
         guard mkdir(directory, 0o700) == 0 else { return }
         if geteuid() == 0, let entry = getgrnam(group) {
             _ = chown(directory, 0, entry.pointee.gr_gid)
-            _ = chmod(directory, 0o3770)
+            _ = chmod(directory, 0o3771)
         } else {
-            _ = chmod(directory, 0o1770)
+            _ = chmod(directory, 0o1771)
         }
     }
 

@@ -5,13 +5,13 @@
 # hci0.json there naming a root `sleep` (the victim). stop signals the lock's holder, the
 # kiosk's MainPID (the kernel names it; it runs beacon-tx), never the victim; the unit ends
 # inactive with Result success. A second stop, with no session, signals nothing. The lock
-# directory is root:beacon-tx 3770 and the kiosk's lock file is in the beacon-tx group.
+# directory is root:beacon-tx 3771 and the kiosk's lock file is in the beacon-tx group.
 . "$BED/lib.sh"
 
 kiosk_heard
 step "the lock directory"
 stat -c '%U:%G %a %n' /run/beacon-tx/lock /run/beacon-tx/lock/hci0
-[ "$(stat -c '%U:%G %a' /run/beacon-tx/lock)" = "root:beacon-tx 3770" ] || fail "lock directory: $(stat -c '%U:%G %a' /run/beacon-tx/lock)"
+[ "$(stat -c '%U:%G %a' /run/beacon-tx/lock)" = "root:beacon-tx 3771" ] || fail "lock directory: $(stat -c '%U:%G %a' /run/beacon-tx/lock)"
 [ "$(stat -c '%G' /run/beacon-tx/lock/hci0)" = beacon-tx ] || fail "lock file group: $(stat -c '%G' /run/beacon-tx/lock/hci0)"
 
 step "a forged state file names a victim"
