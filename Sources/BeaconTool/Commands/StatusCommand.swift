@@ -4,7 +4,8 @@ import BeaconKit
 /// `beacon-tx status`: what the foreground sessions have on air, per device, from their state
 /// files (see `StateStore`); opens no Bluetooth socket. A state file is believed to be the running
 /// session only while its pid holds the device's lock (`StateStore.sessions`); asking the lock
-/// needs root or the `beacon-tx` group, and without it a session is reported as not verified.
+/// needs no privilege (where the lock file cannot be opened, the holder comes from /proc/locks);
+/// where neither works, a session is reported as not verified.
 /// Every string taken from a state file is printed sanitised (`Quote.sanitized`; JSON escapes
 /// control characters itself), so a file cannot write escape sequences to the terminal.
 ///

@@ -216,6 +216,11 @@ struct StateStore {
     static func listing(_ dir: String) -> [String] {
         guard let d = opendir(dir) else { return [] }
         defer { closedir(d) }
+        return names(in: d)
+    }
+
+    /// The names an open directory stream lists, without `.` and `..`.
+    static func names(in d: OpaquePointer) -> [String] {
         var names: [String] = []
         while let entry = readdir(d) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in

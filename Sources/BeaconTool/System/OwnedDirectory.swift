@@ -58,14 +58,7 @@ final class OwnedDirectory {
         }
         defer { closedir(d) }
         rewinddir(d)
-        var names: [String] = []
-        while let entry = readdir(d) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        return StateStore.names(in: d)
     }
 
     /// What a file must be, beyond regular and owned by the directory's owner.
