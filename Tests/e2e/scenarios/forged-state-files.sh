@@ -21,6 +21,7 @@ state() {   # state PID STATUS: a state file of hci0, as JSON
 ESC=$'\x1b'
 
 step "a dead kiosk, and hci1's user claiming hci0 for a live root process"
+rm -f /run/beacon-tx/hci0.json   # left by an earlier scenario's root session in this guest
 mkdir -p /run/beacon-tx/kiosk /run/beacon-tx/hci1
 chown nobody /run/beacon-tx/kiosk /run/beacon-tx/hci1
 sleep 300 & victim=$!
