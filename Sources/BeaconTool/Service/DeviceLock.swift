@@ -157,8 +157,14 @@ final class DeviceLock {
         guard fstat(dirFD, &st) == 0, st.st_uid == 0 || st.st_uid == geteuid(), st.st_mode & S_IWOTH == 0 else {
             return .failure(OpenFailure(code: EPERM, description: "\(directory) is not a lock directory (it must be root's and not writable by others)"))
         }
-        let flags = O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | (create ? O_CREAT : 0)
-        let fd = openat(dirFD, device, flags, 0o660)
+        // An existing file is opened without O_CREAT: in a sticky directory that others can
+        // write, fs.protected_regular refuses O_CREAT on someone else's file even to root.
+        let flags = O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
+        var fd = openat(dirFD, device, flags)
+        if fd < 0 && errno == ENOENT && create {
+            fd = openat(dirFD, device, flags | O_CREAT | O_EXCL, 0o660)
+            if fd < 0 && errno == EEXIST { fd = openat(dirFD, device, flags) }
+        }
         guard fd >= 0 else {
             let e = errno
             return .failure(OpenFailure(code: e, description: "\(file): \(e == ELOOP ? "a symbolic link" : Errno(e).description)"))
