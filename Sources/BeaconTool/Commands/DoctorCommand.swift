@@ -262,7 +262,7 @@ enum DoctorCommand: Subcommand {
         case let (.success(s), .stale):
             out.append(DoctorFinding(id: "session", device: device, verdict: .warn,
                                      summary: "state file not believed: pid \(s.pid) does not hold \(device)'s device lock (\(entry.path) says \(s.onAir ? "on air" : "off air"): \(s.status))",
-                                     detail: "only the process that holds the lock runs \(device); a session waiting for its adapter holds none yet, and any other file is left over or forged",
+                                     detail: "only the process that holds the lock runs \(device); a session waiting for an unplugged adapter to return holds none, and any other file is left over or forged",
                                      remedy: "remove \(entry.path) if no beacon-tx runs on \(device)"))
         case let (.success(s), .unverified(why)):
             out.append(DoctorFinding(id: "session", device: device, verdict: .warn,

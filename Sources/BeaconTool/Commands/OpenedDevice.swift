@@ -24,6 +24,9 @@ struct OpenedDevice {
         var requireLE = true
         /// Claim the device for this process before the first command (`start`): one owner per device.
         var claim = false
+        /// The device's lock, taken while waiting for the device to appear or be unblocked, so that
+        /// status and doctor believe the waiting session; `open` keeps it for that device.
+        var waitingLock: DeviceLock? = nil
     }
 
     static func open(_ o: Options, _ ctx: ToolContext) throws(CLIError) -> OpenedDevice {
@@ -71,7 +74,13 @@ struct OpenedDevice {
 
     static func open(_ info: HCIDeviceInfo, _ host: HCIHost, _ o: Options, _ ctx: ToolContext) throws(CLIError) -> OpenedDevice {
         if let block = info.rfkill, block.isBlocked { throw blockedError(info.name, block) }
-        let (lock, lockWarning) = o.claim ? try ctx.claimDevice(info.name) : (nil, nil)
+        var held = o.waitingLock
+        if held?.device != info.name {
+            held?.release()
+            held = nil
+        }
+        let (lock, lockWarning): (DeviceLock?, String?)
+        if let held { (lock, lockWarning) = (held, nil) } else { (lock, lockWarning) = o.claim ? try ctx.claimDevice(info.name) : (nil, nil) }
         do {
             if !info.isUp {
                 ctx.note("\(info.name) is down; bringing it up (HCIDEVUP)")
@@ -113,6 +122,11 @@ struct OpenedDevice {
         do { devices = try host.devices() } catch { throw CLIError(error) }
         let wanted = o.device.map { id in devices.filter { $0.id == id } } ?? devices
         let present = !wanted.isEmpty
+        var o = o
+        let waits = waitSeconds > 0 && (!present || wanted.allSatisfy(\.isBlocked))
+        if waits, o.claim, let id = o.device, case let .claimed(lock) = ctx.service.claimDevice(HCIDeviceInfo.name(of: id)) {
+            o.waitingLock = lock
+        }
         if present, waitSeconds > 0, wanted.allSatisfy(\.isBlocked) {
             return try waitForUnblock(o, host, wanted, waitSeconds: waitSeconds, waiting: waiting, hangup: hangup, ctx)
         }

@@ -23,7 +23,7 @@ import SystemCalls
 /// from that table, without opening the file again.
 final class DeviceLock {
     private var descriptor: Int32
-    private let device: String
+    let device: String
 
     private init(descriptor: Int32, device: String) {
         self.descriptor = descriptor

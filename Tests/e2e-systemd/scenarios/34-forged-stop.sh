@@ -25,7 +25,8 @@ echo "stop: exit $rc: $out"
 [ $rc = 0 ] || fail "beacon-tx stop --device hci0: exit $rc: $out"
 [[ $out == *"session of pid $pid "* ]] || fail "stop does not name the kiosk's pid $pid: $out"
 kill -0 "$victim" || fail "the victim (pid $victim) was signalled"
-wait_until 10 test "$(prop beacon-tx.service ActiveState)" = inactive || fail "the kiosk unit still runs"
+_inactive() { [ "$(prop beacon-tx.service ActiveState)" = inactive ]; }
+wait_until 20 _inactive || fail "the kiosk unit still runs: $(prop beacon-tx.service ActiveState)"
 expect_prop beacon-tx.service Result success
 
 step "stop with no session"
