@@ -22,6 +22,9 @@ apt_install() {   # apt_install DEB LOG: as package_install, for any package fil
 step "0.2.0, its kiosk running with a changed config"
 systemctl stop beacon-tx.service 'beacon-tx@*.service' 2> /dev/null || true
 dpkg --purge beacon-tx > "$E2E_OUT/purge-current.log" 2>&1 || fail "dpkg --purge: $(tail -n 3 "$E2E_OUT/purge-current.log")"
+# A box that runs 0.2.0 has no group beacon-tx (purge keeps it, and 0.2.0's unit's dynamic user
+# is named beacon-tx: the two names would clash, 217/USER; Docs/install.md says so for downgrades)
+getent group beacon-tx > /dev/null && groupdel beacon-tx
 apt_install "$prev" apt-0.2.0.log
 [ "$(dpkg-query -W -f='${Version}' beacon-tx)" = 0.2.0-1 ] || fail "0.2.0-1 is not installed"
 tmp=$("${PY[@]}" "$BED/tools/config.py" set "$KIOSK" beacons.0.minor=2525)
