@@ -181,10 +181,8 @@ final class DeviceLock {
     /// Where systemd-tmpfiles has not made the directory (no package installed, a bare binary as
     /// root): the same shape, with the `beacon-tx` group when it exists.
     private static func makeDirectory(_ directory: String) {
-        if let parent = directory.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/") as String?,
-           !parent.isEmpty, mkdir(parent, 0o755) == 0 {
-            _ = chmod(parent, 0o755)
-        }
+        let parent = directory.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        if !parent.isEmpty, mkdir(parent, 0o755) == 0 { _ = chmod(parent, 0o755) }
         guard mkdir(directory, 0o700) == 0 else { return }
         if geteuid() == 0, let entry = getgrnam(group) {
             _ = chown(directory, 0, entry.pointee.gr_gid)
