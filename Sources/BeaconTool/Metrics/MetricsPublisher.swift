@@ -62,16 +62,10 @@ enum MetricsPublisher {
         /// It could not be read (permissions, I/O).
         case unreadable
 
+        /// A file refusal's label: the same raw value (a missing file, never published, counts as
+        /// unreadable).
         init(_ r: FileRefusal.Reason) {
-            switch r {
-            case .link: self = .link
-            case .notRegular: self = .notRegular
-            case .hardLink: self = .hardLink
-            case .owner: self = .owner
-            case .mode: self = .mode
-            case .size: self = .size
-            case .missing, .unreadable: self = .unreadable
-            }
+            self = Reason(rawValue: r.rawValue) ?? .unreadable
         }
     }
 
