@@ -74,6 +74,10 @@ expect_prop() {
 # unit_pid UNIT: its MainPID (0 when it has none).
 unit_pid() { prop "$1" MainPID; }
 
+# unit_log UNIT [N]: UNIT's last N (8) journal lines, for a failure message. Never fails itself
+# (systemctl status exits 3 for a stopped unit, which the ERR trap would take for the failure).
+unit_log() { journalctl --no-pager -q -n "${2:-8}" -u "$1" 2>&1 || true; }
+
 package_installed() { dpkg-query -W -f='${Status}' beacon-tx 2> /dev/null | grep -q 'install ok installed'; }
 
 # package_install: `apt-get install ./beacon-tx_*.deb`, as README tells an integrator.
@@ -94,7 +98,7 @@ kiosk_up() {
   package_installed || package_install
   systemctl is-active -q "$u" || {
     systemctl reset-failed "$u" 2> /dev/null || true
-    systemctl start "$u" || fail "systemctl start $u: $(systemctl status --no-pager -n 5 "$u" 2>&1 | tail -n 5)"
+    systemctl start "$u" || fail "systemctl start $u: $(unit_log "$u" 5)"
   }
 }
 

@@ -17,7 +17,7 @@ hci_up hci0
 rx_start hci1
 step "enable --now"
 t0=$(now_us)
-systemctl enable --now beacon-tx.service || fail "systemctl enable --now beacon-tx: $(systemctl status --no-pager -n 8 beacon-tx 2>&1 | tail -n 8)"
+systemctl enable --now beacon-tx.service || fail "systemctl enable --now beacon-tx: $(unit_log beacon-tx 8)"
 echo "enable --now returned after $(_secs $(( $(now_us) - t0 )))s"
 expect_prop beacon-tx.service ActiveState active
 expect_prop beacon-tx.service UnitFileState enabled

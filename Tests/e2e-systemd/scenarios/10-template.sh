@@ -12,7 +12,7 @@ echo "hci1.json: ${ids[*]}"
 hci_up hci1
 rx_start hci0
 systemctl start beacon-tx@hci1.service ||
-  fail "systemctl start beacon-tx@hci1: $(systemctl status --no-pager -n 8 beacon-tx@hci1 2>&1 | tail -n 8)"
+  fail "systemctl start beacon-tx@hci1: $(unit_log beacon-tx@hci1 8)"
 expect_heard 10 "${ids[@]}"
 st=$(prop beacon-tx@hci1.service StatusText)
 echo "StatusText: $st"

@@ -10,6 +10,17 @@ package_installed || package_install
 systemctl stop beacon-tx.service
 src=$(prop beacon-tx.service FragmentPath)
 u=beacon-tx-seccomp.service
+# A failed copy left behind restarts forever (Restart=always) and each failure removes the kiosk's
+# RuntimeDirectory under the later scenarios: whatever happens, it goes and the kiosk comes back.
+cleanup() {
+  systemctl stop "$u" 2> /dev/null || true
+  rm -rf "/etc/systemd/system/$u" "/etc/systemd/system/$u.d"
+  systemctl daemon-reload
+  systemctl reset-failed "$u" 2> /dev/null || true
+  systemctl start beacon-tx.service 2> /dev/null || true
+  _e2e_exit
+}
+trap cleanup EXIT
 cp "$src" "/etc/systemd/system/$u"
 mkdir -p "/etc/systemd/system/$u.d"
 printf '[Service]\nSystemCallErrorNumber=kill\n' > "/etc/systemd/system/$u.d/kill.conf"
@@ -19,7 +30,7 @@ case $(prop $u SystemCallErrorNumber) in kill|2147483646) ;; *) fail "the drop-i
 mapfile -t ids < <(config_ids "$KIOSK")
 rx_start hci1
 journal_mark
-systemctl start $u || fail "systemctl start $u: $(systemctl status --no-pager -n 8 $u 2>&1 | tail -n 8)"
+systemctl start $u || fail "systemctl start $u: $(unit_log $u)"
 pid=$(unit_pid $u)
 expect_heard 10 "${ids[@]}"
 step "reload"
@@ -49,5 +60,3 @@ if grep -E 'SIGSYS|status=31/SYS|Bad system call|type=1326|audit.*seccomp' <<< "
 fi
 _sleep 1
 expect_silent 2
-rm -rf "/etc/systemd/system/$u" "/etc/systemd/system/$u.d"
-systemctl daemon-reload

@@ -40,7 +40,7 @@ command -v prometheus-node-exporter > /dev/null || fail "prometheus-node-exporte
 echo "textfile directory: $(stat -c '%U:%G %a' "$TEXTFILE")"
 rm -f "$TEXTFILE"/beacon-tx*.prom
 echo 'ARGS="--web.listen-address=127.0.0.1:9100 --collector.disable-defaults --collector.textfile"' > /etc/default/prometheus-node-exporter
-systemctl start prometheus-node-exporter.service || fail "prometheus-node-exporter: $(systemctl status --no-pager -n 5 prometheus-node-exporter 2>&1 | tail -n 5)"
+systemctl start prometheus-node-exporter.service || fail "prometheus-node-exporter: $(unit_log prometheus-node-exporter 5)"
 
 beacon() { echo "{\"identifier\": \"$1\", \"uuid\": \"$UUID\", \"major\": 1, \"minor\": $2}"; }
 config_set "$KIOSK" "beacons=[$(beacon entrance 1), $(beacon hall 2), $(beacon shop 3)]"
@@ -50,9 +50,9 @@ echo "{\"device\": \"hci1\", \"beacons\": [$(beacon annex 21)]}" > /etc/beacon-t
 hci_up hci0
 hci_up hci1
 journal_mark
-systemctl restart beacon-tx.service || fail "systemctl restart beacon-tx: $(systemctl status --no-pager -n 8 beacon-tx 2>&1 | tail -n 8)"
+systemctl restart beacon-tx.service || fail "systemctl restart beacon-tx: $(unit_log beacon-tx 8)"
 t_kiosk=$(now_us)    # Type=notify: the unit is active once its beacons are on air
-systemctl start beacon-tx@hci1.service || fail "systemctl start beacon-tx@hci1: $(systemctl status --no-pager -n 8 beacon-tx@hci1 2>&1 | tail -n 8)"
+systemctl start beacon-tx@hci1.service || fail "systemctl start beacon-tx@hci1: $(unit_log beacon-tx@hci1 8)"
 t_instance=$(now_us)
 expect_prop beacon-tx-status.timer ActiveState active
 

@@ -17,7 +17,7 @@ hci_up hci1
 step "both units"
 systemctl reset-failed beacon-tx.service beacon-tx@hci1.service 2> /dev/null || true
 systemctl start beacon-tx.service beacon-tx@hci1.service ||
-  fail "systemctl start: $(systemctl status --no-pager -n 5 beacon-tx.service beacon-tx@hci1.service 2>&1 | tail -n 10)"
+  fail "systemctl start: $(unit_log beacon-tx.service 5) $(unit_log beacon-tx@hci1.service 5)"
 wait_until 15 beacon-tx status --device hci0 > /dev/null || fail "hci0 not on air: $(beacon-tx status 2>&1)"
 wait_until 15 beacon-tx status --device hci1 > /dev/null || fail "hci1 not on air: $(beacon-tx status 2>&1)"
 ls -ln /run/beacon-tx /run/beacon-tx/*
