@@ -87,13 +87,14 @@ public enum Controllers {
         ]
     }
 
-    /// What `devices` reads after the probe of an extended controller: max data length 251, 16 sets.
-    public static func setLimits() -> [ScriptedController.Step] {
+    /// What `devices` reads after the probe of an extended controller: max data length 251, 16 sets
+    /// (or the answers given: the length as its two octets, little-endian).
+    public static func setLimits(length: [UInt8] = [0xFB, 0x00], sets: UInt8 = 0x10) -> [ScriptedController.Step] {
         [
             .command(.leReadMaximumAdvertisingDataLength, replies: [
-                CommandComplete(numHCICommandPackets: 1, opcode: .leReadMaximumAdvertisingDataLength, returnParameters: [0x00, 0xFB, 0x00]).event]),
+                CommandComplete(numHCICommandPackets: 1, opcode: .leReadMaximumAdvertisingDataLength, returnParameters: [0x00] + length).event]),
             .command(.leReadNumberOfSupportedAdvertisingSets, replies: [
-                CommandComplete(numHCICommandPackets: 1, opcode: .leReadNumberOfSupportedAdvertisingSets, returnParameters: [0x00, 0x10]).event]),
+                CommandComplete(numHCICommandPackets: 1, opcode: .leReadNumberOfSupportedAdvertisingSets, returnParameters: [0x00, sets]).event]),
         ]
     }
 

@@ -103,8 +103,8 @@ import Testing
         let j = tool(["devices", "--json"], host: FakeHost(devices: [Controllers.device(0)], channels: [0: again]))
         #expect(j.code == 0)
         #expect(try JSON.parse(j.out) == .array([.object([
-            ("name", .string("hci0")), ("address", .string("00:AA:01:00:00:00")), ("up", .bool(true)), ("bus", .string("Virtual")),
-            ("rfkill", .null), ("error", .string(DevicesCommand.privilegeProblem)),
+            ("name", .string("hci0")), ("address", .string("00:AA:01:00:00:00")), ("publicAddress", .bool(true)), ("up", .bool(true)),
+            ("bus", .string("Virtual")), ("rfkill", .null), ("error", .string(DevicesCommand.privilegeProblem)),
             ("needCapNetRaw", .array(DevicesCommand.controllerFields.map(JSON.string))),
         ])]))
     }

@@ -23,11 +23,19 @@ public enum Advertiser {
         // Each only when its Supported_Commands bit is set (the feature bit alone does not promise it).
         if caps.supports(.leReadMaximumAdvertisingDataLength) {
             let length = try runner.send(.leReadMaximumAdvertisingDataLength)
-            if length.status == .success { caps.maximumAdvertisingDataLength = length.maximumAdvertisingDataLength }
+            if length.status == .success, let value = length.maximumAdvertisingDataLength {
+                caps.maximumAdvertisingDataLength = ImplausibleAnswer.checked(
+                    Int(value), "Max_Advertising_Data_Length", of: .leReadMaximumAdvertisingDataLength,
+                    allowed: ImplausibleAnswer.maximumAdvertisingDataLengthRange, into: &caps.implausible).map(UInt16.init)
+            }
         }
         if caps.supports(.leReadNumberOfSupportedAdvertisingSets) {
             let sets = try runner.send(.leReadNumberOfSupportedAdvertisingSets)
-            if sets.status == .success { caps.numberOfSupportedAdvertisingSets = sets.numberOfSupportedAdvertisingSets }
+            if sets.status == .success, let value = sets.numberOfSupportedAdvertisingSets {
+                caps.numberOfSupportedAdvertisingSets = ImplausibleAnswer.checked(
+                    Int(value), "Num_Supported_Advertising_Sets", of: .leReadNumberOfSupportedAdvertisingSets,
+                    allowed: ImplausibleAnswer.advertisingSetsRange, into: &caps.implausible).map(UInt8.init)
+            }
         }
     }
 

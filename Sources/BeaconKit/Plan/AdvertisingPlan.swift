@@ -71,8 +71,9 @@ public struct AdvertisingOptions: Hashable, Sendable {
     public var txPower: Int8?
     /// The advertising set beacon-tx owns with extended commands.
     public var advertisingHandle: UInt8
-    /// The set's own random static address (display order), extended only: Own_Address_Type Random
-    /// and LE Set Advertising Set Random Address after the parameters. nil = the controller's address.
+    /// The random static address to advertise from (display order), with Own_Address_Type Random:
+    /// extended, LE Set Advertising Set Random Address after the set's parameters; legacy, LE Set
+    /// Random Address while advertising is disabled. nil = the controller's public address.
     public var randomAddress: [UInt8]?
 
     public static let txPowerRange: ClosedRange<Int> = -127...20
@@ -113,9 +114,14 @@ public struct AdvertisingPlan: Hashable, Sendable {
                 // Disable first: parameters cannot change while advertising. A pre-5.0 controller may
                 // answer Command Disallowed when it was not advertising; that is harmless here.
                 PlannedCommand(.leSetAdvertisingEnable(false), tolerating: [.commandDisallowed]),
+            ] + (options.randomAddress.map {
+                // The controller refuses a new random address while it advertises: after the disable.
+                [PlannedCommand(.leSetRandomAddress($0))]
+            } ?? []) + [
                 PlannedCommand(.leSetAdvertisingParameters(
                     intervalMin: units, intervalMax: units,
-                    type: options.connectable ? .advInd : .advNonconnInd)),
+                    type: options.connectable ? .advInd : .advNonconnInd,
+                    ownAddressType: options.randomAddress == nil ? 0x00 : HCICommand.ownAddressRandom)),
                 PlannedCommand(.leSetAdvertisingData(advertisingData)),
                 PlannedCommand(.leSetAdvertisingEnable(true)),
             ]

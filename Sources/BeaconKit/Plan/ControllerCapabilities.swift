@@ -11,6 +11,8 @@ public struct ControllerCapabilities: Hashable, Sendable {
     public var maximumAdvertisingDataLength: UInt16?
     /// LE Read Number of Supported Advertising Sets, when extended advertising is supported.
     public var numberOfSupportedAdvertisingSets: UInt8?
+    /// Answers outside the Core spec's range, read as "not known" (the fields above stay nil).
+    public var implausible: [ImplausibleAnswer] = []
 
     public init(version: LocalVersionInformation, supportedCommands: [UInt8], leFeatures: [UInt8],
                 maximumAdvertisingDataLength: UInt16? = nil, numberOfSupportedAdvertisingSets: UInt8? = nil) {
@@ -65,5 +67,57 @@ public struct ControllerCapabilities: Hashable, Sendable {
         let octet = index / 8
         guard index >= 0, octet < octets.count else { return false }
         return octets[octet] & (1 << UInt8(index % 8)) != 0
+    }
+}
+
+/// A value a controller answered that the Core spec does not allow in that field: beacon-tx reads it
+/// as "not known" and trusts nothing of it (Selected_TX_Power 127 from a Zephyr controller; a set
+/// count of 0; a maximum data length under 31).
+public struct ImplausibleAnswer: Hashable, Sendable {
+    /// The command that answered, and the return parameter as the Core spec names it.
+    public var command: Opcode
+    public var field: String
+    public var value: Int
+    public var allowed: ClosedRange<Int>
+
+    public init(command: Opcode, field: String, value: Int, allowed: ClosedRange<Int>) {
+        self.command = command
+        self.field = field
+        self.value = value
+        self.allowed = allowed
+    }
+
+    /// Num_Supported_Advertising_Sets (Vol 4, Part E, §7.8.58): 0x01–0xF0.
+    public static let advertisingSetsRange = 1...240
+    /// Max_Advertising_Data_Length (§7.8.57): 0x001F–0x0672.
+    public static let maximumAdvertisingDataLengthRange = 31...1650
+    /// Selected_TX_Power (§7.8.53): -127 to +20 dBm.
+    public static let selectedTXPowerRange = -127...20
+
+    /// The value when the spec allows it; otherwise nil, with the answer appended to `implausible`.
+    public static func checked(_ value: Int, _ field: String, of command: Opcode, allowed: ClosedRange<Int>,
+                               into implausible: inout [ImplausibleAnswer]) -> Int? {
+        guard allowed.contains(value) else {
+            implausible.append(ImplausibleAnswer(command: command, field: field, value: value, allowed: allowed))
+            return nil
+        }
+        return value
+    }
+
+    /// `LE Read Number of Supported Advertising Sets answered Num_Supported_Advertising_Sets 0, outside 1 to 240: not known`.
+    public var text: String {
+        let name = CommandTable.entry(command)?.name ?? command.description
+        return "\(name) answered \(field) \(value), outside \(allowed.lowerBound) to \(allowed.upperBound): read as not known"
+    }
+
+}
+
+extension ControllerCapabilities {
+    /// `4`, `?` (not read) or `not known (the controller answered 0)`: how devices and doctor print a limit.
+    public func shown<T: BinaryInteger>(_ value: KeyPath<ControllerCapabilities, T?>) -> String {
+        if let v = self[keyPath: value] { return String(v) }
+        let field = value == \ControllerCapabilities.numberOfSupportedAdvertisingSets ? "Num_Supported_Advertising_Sets" : "Max_Advertising_Data_Length"
+        if let bad = implausible.first(where: { $0.field == field }) { return "not known (the controller answered \(bad.value))" }
+        return "?"
     }
 }

@@ -17,6 +17,38 @@ public enum StaticRandomAddress {
         return a
     }
 
+    /// The address a controller without a public address advertises from when the kernel knows none:
+    /// the first beacon's (so a fleet that shares a UUID and differs in minors gets one address per box),
+    /// nil without beacons.
+    public static func derived(for configuration: KioskConfiguration) -> [UInt8]? {
+        configuration.beacons.first.map { derived(for: $0.beacon) }
+    }
+
+    /// A BD_ADDR of all zeros: the controller has no public address (an LE-only controller such as
+    /// Zephyr's hci_uart on an nRF52); advertising from it would send AdvA 00:00:00:00:00:00.
+    public static func isMissingPublicAddress(_ text: String) -> Bool {
+        parse(text).map { $0.allSatisfy { $0 == 0 } } ?? false
+    }
+
+    /// A random static address: top two bits 0b11, the other 46 bits neither all 0 nor all 1.
+    public static func isStatic(_ a: [UInt8]) -> Bool {
+        guard a.count == 6, a[0] & 0xC0 == 0xC0 else { return false }
+        let rest = [a[0] & 0x3F] + a[1...]
+        return !rest.allSatisfy { $0 == 0 } && !(rest[0] == 0x3F && rest[1...].allSatisfy { $0 == 0xFF })
+    }
+
+    /// `C3:11:22:33:44:55` (either case) in display order; nil unless six colon-separated octets.
+    public static func parse(_ text: String) -> [UInt8]? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 6 else { return nil }
+        var out: [UInt8] = []
+        for p in parts {
+            guard p.utf8.count == 2, let b = Hex.decode(String(p))?.first else { return nil }
+            out.append(b)
+        }
+        return out
+    }
+
     /// `C3:11:22:33:44:55`.
     public static func text(_ a: [UInt8]) -> String {
         a.map { Hex.encode([$0]).uppercased() }.joined(separator: ":")

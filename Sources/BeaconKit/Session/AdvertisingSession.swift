@@ -63,8 +63,16 @@ public final class AdvertisingSession: SessionShell {
     /// foreign command).
     private var desiredCache: (index: Int, state: ControllerAdvertisingState)?
 
+    /// The random static address the beacons advertise from when the controller has no public
+    /// address; fixed for the session, so a reload keeps it (`KioskConfiguration.ownRandomAddress`).
+    public let ownRandomAddress: [UInt8]?
+
     public init(configuration: KioskConfiguration, caps: ControllerCapabilities, device: String, deviceID: UInt16? = nil,
+                ownRandomAddress: [UInt8]? = nil,
                 runner: HCICommandRunner, now: @escaping () -> Int64, log: @escaping (SessionNote) -> Void) {
+        var configuration = configuration
+        configuration.ownRandomAddress = ownRandomAddress
+        self.ownRandomAddress = ownRandomAddress
         self.configuration = configuration
         self.caps = caps
         self.device = device
@@ -409,6 +417,8 @@ public final class AdvertisingSession: SessionShell {
     /// Off air (an off phase, the device down or gone) the new plan waits for the next re-arm. Which
     /// of these the machine decides; on failure the old beacons are put back.
     public func reload(_ new: KioskConfiguration) throws(SessionError) -> ReloadSummary {
+        var new = new
+        new.ownRandomAddress = ownRandomAddress
         guard let old = plan else {
             configuration = new
             try start()

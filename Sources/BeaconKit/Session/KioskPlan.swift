@@ -35,6 +35,9 @@ public struct KioskConfiguration: Hashable, Sendable {
     /// Extended sets only: each beacon's set advertises from its own random static address
     /// (`StaticRandomAddress.derived(for:)`), so a scanner sees one identity per address.
     public var addressPerSet: Bool = false
+    /// The random static address every instance without an address of its own advertises from, set
+    /// when the controller has no public address (00:00:00:00:00:00): nil = the public address.
+    public var ownRandomAddress: [UInt8]?
 
     /// 200 ms: two advertising events per dwell at the default 100 ms interval, and every beacon of up
     /// to five is heard at least once a second.
@@ -169,7 +172,7 @@ public struct KioskPlan: Hashable, Sendable, CommandPlan {
                 handles.append(h)
             }
             layout = .sets(handles)
-            start = Self.extendedStart(beacons, handles: handles, addressPerSet: configuration.addressPerSet)
+            start = Self.extendedStart(beacons, handles: handles, configuration: configuration)
             stop = Self.extendedStop(handles)
             rotationSteps = []
             return
@@ -177,11 +180,12 @@ public struct KioskPlan: Hashable, Sendable, CommandPlan {
         let handle = configuration.rotationHandle
         layout = .rotation(handle: handle)
         // One instance for every beacon: one interval, connectability and tx power (rotationOptions).
-        let options = beacons.count > 1 ? configuration.rotationOptions : {
+        var options = beacons.count > 1 ? configuration.rotationOptions : {
             var o = first.options
             o.advertisingHandle = handle
             return o
         }()
+        options.randomAddress = configuration.ownRandomAddress
         let single = AdvertisingPlan(beacon: first.beacon, options: options, family: family)
         start = single.start
         stop = single.stop
@@ -239,18 +243,18 @@ public struct KioskPlan: Hashable, Sendable, CommandPlan {
     }
 
     /// Disable (tolerating "no such set"), parameters and data per set, then one enable for all sets.
-    static func extendedStart(_ beacons: [BeaconAdvertisement], handles: [UInt8], addressPerSet: Bool) -> [PlannedCommand] {
+    static func extendedStart(_ beacons: [BeaconAdvertisement], handles: [UInt8], configuration: KioskConfiguration) -> [PlannedCommand] {
         var steps: [PlannedCommand] = []
-        for (b, h) in zip(beacons, handles) { steps += configureSet(b, handle: h, addressPerSet: addressPerSet) }
+        for (b, h) in zip(beacons, handles) { steps += configureSet(b, handle: h, configuration: configuration) }
         steps.append(enable(handles))
         return steps
     }
 
     /// The steps that (re)configure one set while it is disabled: disable, parameters, data.
-    static func configureSet(_ b: BeaconAdvertisement, handle: UInt8, addressPerSet: Bool) -> [PlannedCommand] {
+    static func configureSet(_ b: BeaconAdvertisement, handle: UInt8, configuration: KioskConfiguration) -> [PlannedCommand] {
         var options = b.options
         options.advertisingHandle = handle
-        if addressPerSet { options.randomAddress = StaticRandomAddress.derived(for: b.beacon) }
+        options.randomAddress = configuration.addressPerSet ? StaticRandomAddress.derived(for: b.beacon) : configuration.ownRandomAddress
         return Array(AdvertisingPlan(beacon: b.beacon, options: options, family: .extended).start.dropLast())
     }
 
@@ -289,6 +293,7 @@ public struct KioskPlan: Hashable, Sendable, CommandPlan {
     /// configured and enabled. Nil when the layouts differ (then: stop this plan, start the new one).
     public func update(to new: KioskPlan) -> [PlannedCommand]? {
         guard family == new.family, configuration.addressPerSet == new.configuration.addressPerSet,
+              configuration.ownRandomAddress == new.configuration.ownRandomAddress,
               case let .sets(oldHandles) = layout, case let .sets(newHandles) = new.layout else {
             return nil
         }
@@ -299,7 +304,7 @@ public struct KioskPlan: Hashable, Sendable, CommandPlan {
         steps += Self.extendedStop(removed)
         var touched: [UInt8] = []
         for (b, h) in zip(new.configuration.beacons, newHandles) where old[h] != b.onAirShape {
-            steps += Self.configureSet(b, handle: h, addressPerSet: new.configuration.addressPerSet)
+            steps += Self.configureSet(b, handle: h, configuration: new.configuration)
             touched.append(h)
         }
         if !touched.isEmpty { steps.append(Self.enable(touched)) }

@@ -49,6 +49,10 @@ public final class HCICommandRunner {
     }
     /// At most this many unrelated events are kept for the caller.
     public var unrelatedEventLimit = 256
+    /// Told once per distinct answer the Core spec does not allow (a Selected_TX_Power of 127): the
+    /// value is read as not known and nothing of it is trusted.
+    public var onImplausibleAnswer: ((ImplausibleAnswer) -> Void)?
+    public private(set) var implausibleAnswers: [ImplausibleAnswer] = []
 
     public init(channel: HCIChannel, timeoutMilliseconds: Int = 2000, now: @escaping () -> Int64) {
         self.channel = channel
@@ -64,8 +68,22 @@ public final class HCICommandRunner {
         if let status = answer.status, status != .success {
             guard tolerated.contains(status) else { throw .commandFailed(opcode: command.opcode, status: status) }
             trace?("  (expected: \(Self.toleratedReason(command, status)))")
+        } else if answer.opcode == .leSetExtendedAdvertisingParameters {
+            checkSelectedTXPower(answer)
         }
         return answer
+    }
+
+    /// LE Set Extended Advertising Parameters returns Selected_TX_Power (§7.8.53: -127 to +20 dBm).
+    private func checkSelectedTXPower(_ answer: CommandComplete) {
+        guard answer.returnParameters.count >= 2 else { return }
+        var found: [ImplausibleAnswer] = []
+        _ = ImplausibleAnswer.checked(Int(Int8(bitPattern: answer.returnParameters[1])), "Selected_TX_Power", of: answer.opcode,
+                                      allowed: ImplausibleAnswer.selectedTXPowerRange, into: &found)
+        for bad in found where !implausibleAnswers.contains(bad) {
+            implausibleAnswers.append(bad)
+            onImplausibleAnswer?(bad)
+        }
     }
 
     /// Why a plan tolerates this answer, for `--verbose`: no command reads which advertising sets

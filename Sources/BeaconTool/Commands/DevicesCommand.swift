@@ -31,7 +31,9 @@ enum DevicesCommand: Subcommand {
 
         var json: JSON {
             var pairs: [(String, JSON)] = [
-                ("name", .string(info.name)), ("address", .string(info.address)), ("up", .bool(info.isUp)), ("bus", .string(info.bus)),
+                ("name", .string(info.name)), ("address", .string(info.address)),
+                ("publicAddress", .bool(!StaticRandomAddress.isMissingPublicAddress(info.address))),
+                ("up", .bool(info.isUp)), ("bus", .string(info.bus)),
                 ("rfkill", DevicesCommand.rfkillJSON(info.rfkill)),
             ]
             if let caps {
@@ -44,6 +46,10 @@ enum DevicesCommand: Subcommand {
                     ("extendedAdvertising", .bool(caps.supportsExtendedAdvertising)),
                     ("maxAdvertisingDataLength", caps.maximumAdvertisingDataLength.map { .number(Double($0)) } ?? .null),
                     ("advertisingSets", caps.numberOfSupportedAdvertisingSets.map { .number(Double($0)) } ?? .null),
+                    ("implausibleAnswers", .array(caps.implausible.map {
+                        .object([("command", .string(CommandTable.entry($0.command)?.name ?? $0.command.description)), ("field", .string($0.field)),
+                                 ("value", .number(Double($0.value)))])
+                    })),
                 ]
             }
             if let kernel {
@@ -56,13 +62,13 @@ enum DevicesCommand: Subcommand {
         }
 
         var text: String {
-            var t = "\(info.name)  \(info.address)  \(info.isUp ? "up" : "down")  \(info.bus)"
+            var t = "\(info.name)  \(info.address)\(StaticRandomAddress.isMissingPublicAddress(info.address) ? " (no public address: start advertises from a random static address)" : "")  \(info.isUp ? "up" : "down")  \(info.bus)"
             if let block = info.rfkill, block.isBlocked { t += "  blocked by rfkill (\(block.text))" }
             if let caps {
                 t += "  HCI \(caps.version.coreVersion)  LE \(caps.supportsLE ? "yes" : "no")"
                 t += "  legacy adv \(caps.supportsLegacyAdvertising ? "yes" : "no")"
                 t += "  extended adv " + (caps.supportsExtendedAdvertising
-                    ? "yes (max data \(caps.maximumAdvertisingDataLength.map(String.init) ?? "?") bytes, \(caps.numberOfSupportedAdvertisingSets.map(String.init) ?? "?") sets)"
+                    ? "yes (max data \(caps.shown(\.maximumAdvertisingDataLength)) bytes, \(caps.shown(\.numberOfSupportedAdvertisingSets)) sets)"
                     : "no")
             }
             if let kernel { t += "  " + KernelAdvertising.text(kernel) }

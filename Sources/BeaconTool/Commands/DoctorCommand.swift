@@ -125,11 +125,21 @@ enum DoctorCommand: Subcommand {
         var text = "\(place), HCI \(caps.version.coreVersion), LE \(caps.supportsLE ? "yes" : "no")"
         text += ", legacy adv \(caps.supportsLegacyAdvertising ? "yes" : "no"), extended adv "
             + (caps.supportsExtendedAdvertising
-                ? "yes (\(caps.numberOfSupportedAdvertisingSets.map(String.init) ?? "?") sets, max data \(caps.maximumAdvertisingDataLength.map(String.init) ?? "?") bytes)"
+                ? "yes (\(caps.shown(\.numberOfSupportedAdvertisingSets)) sets, max data \(caps.shown(\.maximumAdvertisingDataLength)) bytes)"
                 : "no")
         guard caps.preferredAdvertisingFamily != nil else {
             return (DoctorFinding(id: "adapter", device: info.name, verdict: .fail, summary: text + ": no LE advertising",
                                   remedy: "use a Bluetooth 4.0 (LE) controller or later"), caps)
+        }
+        var notes = caps.implausible.map(\.text)
+        if StaticRandomAddress.isMissingPublicAddress(info.address) {
+            let kernel = OwnAddress.kernelStaticAddress(info.name, ctx.system)
+            notes.append("no public address: start advertises from a random static address, "
+                         + (kernel.map { "the kernel's \(StaticRandomAddress.text($0))" } ?? "one derived from the config's first beacon (the kernel's static address, if any, is readable by root only)"))
+        }
+        guard notes.isEmpty else {
+            return (DoctorFinding(id: "adapter", device: info.name, verdict: .warn, summary: text, detail: notes.joined(separator: "; "),
+                                  remedy: caps.implausible.isEmpty ? "" : "none: beacon-tx trusts none of these values (a controller firmware update may correct them)"), caps)
         }
         return (DoctorFinding(id: "adapter", device: info.name, verdict: .ok, summary: text), caps)
     }
@@ -152,6 +162,14 @@ enum DoctorCommand: Subcommand {
         }
         if info.isBlocked {
             return DoctorFinding(id: "power", device: info.name, verdict: .warn, summary: "down: rfkill keeps it down", detail: seen, remedy: "see rfkill")
+        }
+        if StaticRandomAddress.isMissingPublicAddress(info.address), OwnAddress.kernelStaticAddress(info.name, ctx.system) == nil {
+            // The kernel refuses to bring up an LE-only controller with neither a public nor a static
+            // address (HCIDEVUP and MGMT Set Powered: EADDRNOTAVAIL); start cannot either.
+            return DoctorFinding(id: "power", device: info.name, verdict: .fail,
+                                 summary: "down, with no public address (00:00:00:00:00:00) and no static address: the kernel cannot bring it up, and start exits 69",
+                                 detail: seen + "; the kernel's static address is read from " + OwnAddress.kernelStaticAddressPath(info.name) + " (root)",
+                                 remedy: OwnAddress.staticAddressRemedy(device: info.name, id: info.id, nil))
         }
         if bluetoothd {
             return DoctorFinding(id: "power", device: info.name, verdict: .warn,

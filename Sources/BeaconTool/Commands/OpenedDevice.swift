@@ -27,6 +27,9 @@ struct OpenedDevice {
         /// The device's lock, taken while waiting for the device to appear or be unblocked, so that
         /// status and doctor believe the waiting session; `open` keeps it for that device.
         var waitingLock: DeviceLock? = nil
+        /// The config `start` advertises: a controller without an address gets a remedy naming the
+        /// static address this config would advertise from (`OwnAddress`).
+        var configuration: KioskConfiguration? = nil
     }
 
     static func open(_ o: Options, _ ctx: ToolContext) throws(CLIError) -> OpenedDevice {
@@ -81,20 +84,26 @@ struct OpenedDevice {
         }
         let (lock, lockWarning): (DeviceLock?, String?)
         if let held { (lock, lockWarning) = (held, nil) } else { (lock, lockWarning) = o.claim ? try ctx.claimDevice(info.name) : (nil, nil) }
-        do {
-            if !info.isUp {
-                ctx.note("\(info.name) is down; bringing it up (HCIDEVUP)")
-                try host.up(deviceID: info.id)
+        if !info.isUp {
+            ctx.note("\(info.name) is down; bringing it up (HCIDEVUP)")
+            do { try host.up(deviceID: info.id) } catch {
+                // The kernel brings up no LE-only controller without an address of some kind.
+                if case .system(_, _, 99, _) = error, StaticRandomAddress.isMissingPublicAddress(info.address) {
+                    throw CLIError(.unavailable, "\(CLIError(error).message): \(info.name) has no public address (00:00:00:00:00:00) and no static address; "
+                                   + OwnAddress.staticAddressRemedy(device: info.name, id: info.id, o.configuration))
+                }
+                throw CLIError(error)
             }
-            if o.reset {
-                ctx.note("resetting \(info.name) (HCIDEVRESET)")
-                try host.reset(deviceID: info.id)
-            }
-        } catch { throw CLIError(error) }
+        }
+        if o.reset {
+            ctx.note("resetting \(info.name) (HCIDEVRESET)")
+            do { try host.reset(deviceID: info.id) } catch { throw CLIError(error) }
+        }
         let channel: HCIChannel
         do { channel = try host.open(deviceID: info.id, watchSignals: o.watchSignals) } catch { throw CLIError(error) }
         let runner = HCICommandRunner(channel: channel, timeoutMilliseconds: o.timeoutMilliseconds, now: ctx.monotonicMilliseconds)
         if o.verbose { runner.trace = { ctx.log(.debug, $0) } }
+        runner.onImplausibleAnswer = { ctx.warn("\(info.name): \($0.text)") }
         let caps: ControllerCapabilities
         do { caps = try Advertiser.probe(runner) } catch { throw CLIError(error) }
         if let lockWarning { ctx.warn(lockWarning) }

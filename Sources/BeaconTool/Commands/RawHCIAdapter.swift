@@ -57,7 +57,7 @@ final class RawHCIAdapter: SessionAdapter {
         guard let plan = kiosk.plan, kiosk.phase == .onAir else { return }
         service.onAir(family: plan.family, beacons: s.beacons, sets: plan.handles, rotation: plan.layout.isRotation && s.beacons.count > 1,
                       rearmReason: kiosk.machine.lastRearm?.cause.text(device: kiosk.device), rearmedAt: kiosk.machine.lastRearm?.at,
-                      displacing: kiosk.displacedOwner?.text)
+                      displacing: kiosk.displacedOwner?.text, ownAddress: kiosk.ownRandomAddress)
     }
 
     func updateMetrics(_ metrics: KioskMetricsFile, _ s: Settings) { metrics.update(kiosk, s) }

@@ -236,7 +236,7 @@ enum StartCommand: Subcommand {
         do throws(CLIError) {
             open = try OpenedDevice.openWaiting(
                 .init(device: s.device, reset: a.has("--reset"), timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose"),
-                      watchSignals: !detach, claim: true),
+                      watchSignals: !detach, claim: true, configuration: s.kiosk),
                 waitSeconds: s.deviceTimeoutSeconds,
                 waiting: { text in
                     let reporter = ServiceReporter(ctx, device: s.deviceName ?? "hci0")
@@ -283,10 +283,16 @@ enum StartCommand: Subcommand {
             // The number of sets decides between one set per beacon and rotation (an extended command:
             // sent only once the extended family is chosen).
             do { try Advertiser.readAdvertisingSetLimits(session.runner, into: &caps) } catch { throw CLIError(error) }
+            for bad in caps.implausible { ctx.warn("\(session.name): \(bad.text)") }
         }
+        // Never AdvA 00:00:00:00:00:00: a controller without a public address advertises from a
+        // random static one.
+        let own = OwnAddress.choose(session.info, s.kiosk, ctx.system)
+        if let own { ctx.note(own.note(device: session.name)) }
         // The session chooses the family again from the same settings (auto stays auto, so a
         // re-arm may switch family once on Command Disallowed).
         let kiosk = AdvertisingSession(configuration: s.kiosk, caps: caps, device: session.name, deviceID: session.info.id,
+                                       ownRandomAddress: own?.address,
                                        runner: session.runner, now: ctx.monotonicMilliseconds, log: { _ in })
         kiosk.log = { [ctx, unowned kiosk] in ctx.note($0.text(device: kiosk.device, beacons: kiosk.configuration.beacons.count)) }
         kiosk.policy.schedule = s.schedule

@@ -64,6 +64,10 @@ enum DryRun {
         if s.controller == nil {
             lines.append("          (live start probes the controller and uses extended commands when supported; --controller extended shows them)")
         }
+        if let own = StaticRandomAddress.derived(for: plan.configuration) {
+            lines.append("          (on a controller without a public address, 00:00:00:00:00:00, live start advertises from random static address "
+                         + "\(StaticRandomAddress.text(own)), or the kernel's: \(plan.family == .legacy ? "LE Set Random Address after the disable" : "LE Set Advertising Set Random Address"), Own_Address_Type Random)")
+        }
         if s.txPower != nil && plan.family == .legacy {
             lines.append("          (--tx-power applies to extended advertising only; legacy commands carry no tx power)")
         }

@@ -40,10 +40,13 @@ final class ServiceReporter {
     ///     time of the re-arm itself, so the same re-arm reported again (a reload, a later change)
     ///     keeps its time. Without it, the re-arm is dated now.
     ///   - displacing: whose advertising the beacons displace on a single instance (said in `STATUS=`).
+    ///   - ownAddress: the random static address the beacons go on air from when the controller has
+    ///     no public address (said in `STATUS=`, so status and doctor show it).
     func onAir(family: AdvertisingFamily, beacons: [BeaconEntry], sets: [UInt8], rotation: Bool = false,
-               rearmReason: String? = nil, rearmedAt: Int64? = nil, displacing: String? = nil) {
+               rearmReason: String? = nil, rearmedAt: Int64? = nil, displacing: String? = nil, ownAddress: [UInt8]? = nil) {
         let now = ctx.wallClockSeconds()
         let text = SessionState.onAirText(device: device, count: beacons.count, family: family, sets: sets, rotation: rotation)
+            + (ownAddress.map { "; from random static address \(StaticRandomAddress.text($0)) (no public address)" } ?? "")
             + (displacing.map { "; displacing \($0) (--share shares the instance)" } ?? "")
         var next = SessionState(device: device, pid: ctx.service.pid, onAir: true, status: text, family: family, sets: sets,
                                 rotation: rotation, beacons: beacons, since: now, lastRearm: state?.lastRearm)
