@@ -62,8 +62,10 @@ public enum Advertiser {
     }
 
     /// The family rule for any plan (advertising or scanning): run `first.start`; if a step is refused
-    /// with Command Disallowed and there is a `fallback` (the other family's plan), run that once.
-    /// A step refused for another reason leaves nothing half-done: that plan's stop runs, best effort.
+    /// with Command Disallowed, or with Unknown HCI Command (a controller that lists the family's
+    /// commands and features without implementing them: the Raspberry Pi 4's, RTL8761B), and there is a
+    /// `fallback` (the other family's plan), run that once. A step refused for another reason leaves
+    /// nothing half-done: that plan's stop runs, best effort.
     public static func startSwitchingOnce<Plan: CommandPlan>(_ runner: HCICommandRunner, _ first: Plan, fallback: Plan?,
                                                              switching: (HCIError) -> Void) throws(FamilyStartError) -> Plan {
         let firstFailure: HCIError
@@ -71,13 +73,15 @@ public enum Advertiser {
             try runAll(first.start, runner)
             return first
         } catch let e {
-            guard case .commandFailed(_, .commandDisallowed) = e, fallback != nil else {
+            guard isFamilyRefusal(e), fallback != nil else {
                 undo(first, after: e, runner)
                 throw .refused(e)
             }
             firstFailure = e
         }
         guard let second = fallback else { throw .refused(firstFailure) }
+        // Unknown HCI Command may come after steps that worked: nothing of that family stays.
+        if case .commandFailed(_, .unknownHCICommand) = firstFailure { undo(first, after: firstFailure, runner) }
         switching(firstFailure)
         do {
             try runAll(second.start, runner)
@@ -89,6 +93,13 @@ public enum Advertiser {
             }
             throw .bothDisallowed(first: firstFailure, second: e)
         }
+    }
+
+    /// Command Disallowed (the controller is in the other family's mode) or Unknown HCI Command (it does
+    /// not implement this family's command it listed).
+    public static func isFamilyRefusal(_ e: HCIError) -> Bool {
+        guard case let .commandFailed(_, status) = e else { return false }
+        return status == .commandDisallowed || status == .unknownHCICommand
     }
 
     /// Leaves nothing half-done: after the controller refused a step (it answers, so it listens),

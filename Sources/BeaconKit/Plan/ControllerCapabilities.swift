@@ -59,6 +59,18 @@ public struct ControllerCapabilities: Hashable, Sendable {
         return nil
     }
 
+    /// The controller answered Unknown HCI Command to a command of `family` it listed: it is treated as
+    /// not supporting that family from now on (its Supported_Commands bits for the family cleared).
+    public mutating func drop(_ family: AdvertisingFamily) {
+        let opcodes: [Opcode] = family == .extended
+            ? [.leSetExtendedAdvertisingParameters, .leSetExtendedAdvertisingData, .leSetExtendedAdvertisingEnable, .leRemoveAdvertisingSet]
+            : [.leSetAdvertisingParameters, .leSetAdvertisingData, .leSetAdvertisingEnable]
+        for op in opcodes {
+            guard let bit = CommandTable.entry(op)?.supportedCommandsBit, bit / 8 < supportedCommands.count else { continue }
+            supportedCommands[bit / 8] &= ~(1 << UInt8(bit % 8))
+        }
+    }
+
     public func supports(_ family: AdvertisingFamily) -> Bool {
         family == .legacy ? supportsLegacyAdvertising : supportsExtendedAdvertising
     }

@@ -210,7 +210,13 @@ public final class AdvertisingSession: SessionShell {
             }
             do {
                 let used = try Advertiser.startSwitchingOnce(runner, first, fallback: fallback) { error in
-                    self.log(.switchedFamily(error, to: family.other))
+                    if case .commandFailed(_, .unknownHCICommand) = error {
+                        // Remembered: re-arms and reloads choose the other family at once.
+                        self.caps.drop(family)
+                        self.log(.familyNotImplemented(error, using: family.other))
+                    } else {
+                        self.log(.switchedFamily(error, to: family.other))
+                    }
                 }
                 adopt(used)
                 return

@@ -8,6 +8,9 @@ public enum SessionNote: Equatable, Sendable {
     case readded(RearmCause, milliseconds: Int64)
     /// The controller refused a command with Command Disallowed: it is in the other family's mode.
     case switchedFamily(HCIError, to: AdvertisingFamily)
+    /// The controller lists the other family's commands but answered Unknown HCI Command: this family
+    /// is used for the rest of the run (re-arms, reloads).
+    case familyNotImplemented(HCIError, using: AdvertisingFamily)
     /// Memory Capacity Exceeded: the beacons rotate on one set every `rotationMilliseconds`.
     case rotatingForCapacity(beacons: Int, rotationMilliseconds: Int)
     /// The kernel refused the extended pair (`opcode` with `status`): Add Advertising from now on.

@@ -102,6 +102,9 @@ extension SessionNote {
             return "re-added \(beacons) instance(s) on \(device) after: \(cause.text(device: device)) (on air \(ms) ms after the event)"
         case let .switchedFamily(error, family):
             return "\(device): \(error); the controller is in \(family) advertising mode, switching to \(family) commands"
+        case let .familyNotImplemented(error, family):
+            return "\(device): \(error); the controller lists \(family.other) advertising but does not implement it: "
+                + "using \(family) advertising commands for the rest of this run"
         case let .rotatingForCapacity(count, ms):
             return "\(device): no free advertising set for each of \(count) beacons (Memory Capacity Exceeded); rotating them on one set every \(ms) ms"
         case let .addAdvertisingFallback(opcode, status):

@@ -15,9 +15,12 @@
 #   default       DEFAULT preset: Core 5.3, 16 advertising sets, extended advertising
 #   legacy-only   DEFAULT with `le_extended_advertising: false`, like a Raspberry Pi's controller
 #   few-sets      LAIRD_BL654: 4 advertising sets
-#   v41           legacy-only behind tools/v41proxy.py: reports HCI 4.1 and answers 0x12 to a
-#                 non-connectable legacy interval below 100 ms, as Core 4.x controllers do
+#   v41           legacy-only behind tools/quirkproxy.py (quirk v41): reports HCI 4.1 and answers
+#                 0x12 to a non-connectable legacy interval below 100 ms, as Core 4.x controllers do
 #                 (RootCanal itself checks only 0x0020-0x4000)
+#   ext-refused   DEFAULT behind tools/quirkproxy.py (quirk ext-refused): extended advertising listed
+#                 in LE features and Supported_Commands, the set commands answered Unknown HCI Command
+#                 (0x01), like a Raspberry Pi 4's controller
 #
 # Notes: with -configuration RootCanal 1.13 listens only on the listed ports and each takes ONE
 # connection, so readiness is its "Listening on" log line, never a probe connection. Each bridge
@@ -34,7 +37,7 @@ _rc_log() { printf '%(%T)T.%s rootcanal: %s\n' -1 "${EPOCHREALTIME:11:3}" "$*"; 
 rc_config() {
   local c0
   case $1 in
-    default) c0='preset: DEFAULT' ;;
+    default|ext-refused) c0='preset: DEFAULT' ;;
     legacy-only|v41) c0='preset: DEFAULT features { le_extended_advertising: false }' ;;
     few-sets) c0='preset: LAIRD_BL654' ;;
     *) echo "rc_config: unknown controller kind '$1'" >&2; return 1 ;;
@@ -59,12 +62,13 @@ rc_up() {
     wait_until 30 _rc_listening "$p" || { _rc_log "not listening on $p: $(tail -n 2 "$RC_LOG")"; return 1; }
   done
   p=$RC_PORT0
-  if [ "$kind" = v41 ]; then
-    "${E2E_PY[@]}" -u "$E2E_DIR/tools/v41proxy.py" "$RC_PROXY" "$RC_PORT0" > "$RUN_DIR/v41proxy.log" 2>&1 &
-    RC_PIDS+=($!)
-    wait_until 10 _log_has "$RUN_DIR/v41proxy.log" listening || { _rc_log "v41proxy did not start"; return 1; }
-    p=$RC_PROXY
-  fi
+  case $kind in
+    v41|ext-refused)
+      "${E2E_PY[@]}" -u "$E2E_DIR/tools/quirkproxy.py" "$RC_PROXY" "$RC_PORT0" "$kind" > "$RUN_DIR/quirkproxy.log" 2>&1 &
+      RC_PIDS+=($!)
+      wait_until 10 _log_has "$RUN_DIR/quirkproxy.log" listening || { _rc_log "quirkproxy did not start"; return 1; }
+      p=$RC_PROXY ;;
+  esac
   i=0
   for p in $p $RC_PORT1; do
     PYTHONDONTWRITEBYTECODE=1 "$RC_PY" -m bumble.apps.hci_bridge "tcp-client:127.0.0.1:$p" vhci \

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # e2e-controllers: rootcanal v41
-# rc-v41 (issue 20): a Core 4.1 controller (RootCanal, legacy-only, behind tools/v41proxy.py, which
+# rc-v41 (issue 20): a Core 4.1 controller (RootCanal, legacy-only, behind tools/quirkproxy.py, which
 # reports HCI 4.1 and answers 0x12 to a non-connectable legacy interval below 100 ms as 4.x
 # controllers do). `start --interval 50` is refused before anything is sent, naming the version and
 # the floor, exit 78; the controller's own 0x12 is shown with a raw command; 100 ms is accepted and
