@@ -71,7 +71,7 @@ import Testing
         #expect(bash.contains("        --config|--metrics|--output|--check) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"))
         #expect(bash.contains("        --format) COMPREPLY=($(compgen -W 'text hex hcitool json btsnoop' -- \"$cur\")); return ;;\n"))
         let fish = ShellCompletion.fish()
-        #expect(fish.contains("complete -c beacon-tx -n '__fish_seen_subcommand_from start' -l device -x -a '(__beacon_tx_devices)' -d 'controller (default: the first LE controller; hci0 in dry runs)'\n"))
+        #expect(fish.contains("complete -c beacon-tx -n '__fish_seen_subcommand_from start' -l device -x -a '(__beacon_tx_devices)' -d 'controller: hciN, or its address AA:BB:CC:DD:EE:FF (default: the first LE controller; hci0 in dry runs)'\n"))
         #expect(fish.contains("complete -c beacon-tx -n '__fish_seen_subcommand_from completions' -a 'bash zsh fish'"))
         #expect(ShellCompletion.fishQuoted("it's a \\") == "'it\\'s a \\\\'")
         #expect(ShellCompletion.shellQuoted("jq '.[]'") == "'jq '\\''.[]'\\'''")

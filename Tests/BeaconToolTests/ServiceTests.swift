@@ -483,7 +483,7 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
         #expect(tool(["status", "--device", "hci9"], service: svc).out == "hci9: nothing on air (no beacon-tx session)\n")
         let bad = tool(["status", "--device", "usb0"], service: svc)
         #expect(bad.code == 64)
-        #expect(bad.err == "beacon-tx status: --device: 'usb0' is not a device name (accepted hci0–hci65534)\n")
+        #expect(bad.err == "beacon-tx status: --device: 'usb0' is not a device name (accepted hci0–hci65534, or a controller's address AA:BB:CC:DD:EE:FF)\n")
     }
 
     @Test func jsonSnapshot() throws {

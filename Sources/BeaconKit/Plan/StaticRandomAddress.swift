@@ -38,6 +38,7 @@ public enum StaticRandomAddress {
     }
 
     /// `C3:11:22:33:44:55` (either case) in display order; nil unless six colon-separated octets.
+    /// Any BD_ADDR parses (public ones too: `--device 00:1A:7D:DA:71:13`).
     public static func parse(_ text: String) -> [UInt8]? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 6 else { return nil }

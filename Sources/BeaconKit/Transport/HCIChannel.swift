@@ -92,11 +92,53 @@ public protocol HCIHost: AnyObject {
     func openControl(watchSignals: Bool) throws(TransportError) -> MGMTChannel
 }
 
+/// How a user names a controller: `hciN` (the kernel's index, which a dongle may change after a
+/// reboot or a replug) or its BD_ADDR (which stays with the controller).
+public enum DeviceSelector: Hashable, Sendable, CustomStringConvertible {
+    case index(UInt16)
+    /// Display order, upper case: `00:1A:7D:DA:71:13`.
+    case address(String)
+
+    /// `hci0`, `0` or `00:1a:7d:da:71:13`; nil for anything else.
+    public init?(_ text: String) {
+        if let id = HCIDeviceInfo.id(fromName: text) {
+            self = .index(id)
+        } else if let a = StaticRandomAddress.parse(text) {
+            self = .address(StaticRandomAddress.text(a))
+        } else {
+            return nil
+        }
+    }
+
+    public var index: UInt16? {
+        if case let .index(id) = self { return id }
+        return nil
+    }
+
+    public func matches(_ info: HCIDeviceInfo) -> Bool {
+        switch self {
+        case let .index(id): return info.id == id
+        case let .address(a): return info.address.uppercased() == a
+        }
+    }
+
+    /// `hci0`, or the address.
+    public var description: String {
+        switch self {
+        case let .index(id): return HCIDeviceInfo.name(of: id)
+        case let .address(a): return a
+        }
+    }
+}
+
 /// The controller a `waitForDevice` waits for.
 public enum WantedDevice: Equatable, Sendable, CustomStringConvertible {
     /// The controller with this address, registered and up: after an unplug it may come back under
     /// another index.
     case address(String)
+    /// The controller with this address, registered (up or down): `start --device ADDRESS` waiting
+    /// for a late adapter.
+    case addressRegistered(String)
     /// `hciN`, registered (up or down): a controller that is not there yet (a late USB dongle, a
     /// UART controller attached by hciuart seconds into boot).
     case index(UInt16)
@@ -112,6 +154,7 @@ public enum WantedDevice: Equatable, Sendable, CustomStringConvertible {
     public func matches(_ info: HCIDeviceInfo) -> Bool {
         switch self {
         case let .address(a): return info.address == a && info.isUp
+        case let .addressRegistered(a): return info.address.uppercased() == a.uppercased()
         case let .index(id): return info.id == id
         case let .indexUp(id): return info.id == id && info.isUp
         case .any: return true
@@ -122,7 +165,7 @@ public enum WantedDevice: Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .address(a): return a
+        case let .address(a), let .addressRegistered(a): return a
         case let .index(id): return HCIDeviceInfo.name(of: id)
         case let .indexUp(id): return HCIDeviceInfo.name(of: id) + " up"
         case .any: return "any controller"

@@ -224,12 +224,14 @@ enum Validate {
     }
 
     /// `hci0`, `hci1`, ... (or a bare index).
-    static func device(_ field: String, _ text: String, code: ExitCode = .usage) throws(CLIError) -> UInt16 {
-        guard let id = HCIDeviceInfo.id(fromName: text) else {
-            throw CLIError(code, "\(field): \(Quote.user(text)) is not a device name (accepted hci0–hci65534)")
+    static func device(_ field: String, _ text: String, code: ExitCode = .usage) throws(CLIError) -> DeviceSelector {
+        guard let selector = DeviceSelector(text) else {
+            throw CLIError(code, "\(field): \(Quote.user(text)) is not a device name (accepted \(deviceRange))")
         }
-        return id
+        return selector
     }
+
+    static let deviceRange = "hci0–hci65534, or a controller's address AA:BB:CC:DD:EE:FF"
 }
 
 extension String {

@@ -11,7 +11,7 @@ enum DoctorCommand: Subcommand {
     static let usage = "beacon-tx doctor [--device hciN] [--config FILE] [--json]"
     static let defaultConfig = "/etc/beacon-tx/kiosk.json"
     static let options: [OptionSpec] = [
-        .value("--device", "hciN", "only this controller (default: every controller)"),
+        .value("--device", "hciN", "only this controller, hciN or its address (default: every controller)"),
         .path("--config", "FILE", "check this config and the plan it makes (default: \(defaultConfig) when it exists)"),
         .flag("--json", "print the report as JSON (schema: Docs/doctor.schema.json; see the man page)"),
     ]
@@ -41,7 +41,7 @@ enum DoctorCommand: Subcommand {
         var caps: ControllerCapabilities?
     }
 
-    static func gather(only: UInt16?, config: FilePath?, _ ctx: ToolContext) -> [DoctorFinding] {
+    static func gather(only: DeviceSelector?, config: FilePath?, _ ctx: ToolContext) -> [DoctorFinding] {
         var findings: [DoctorFinding] = []
         let sys = ctx.system
         let uid = sys.effectiveUID()
@@ -64,14 +64,14 @@ enum DoctorCommand: Subcommand {
             findings.append(DoctorFinding(id: "kernel-bluetooth", verdict: .fail, summary: "the controllers could not be listed: \(error)",
                                           remedy: CLIError(error).message))
         }
-        let wanted = only.map { id in devices.filter { $0.id == id } } ?? devices
+        let wanted = only.map { selector in devices.filter(selector.matches) } ?? devices
         if host != nil {
             if devices.isEmpty {
                 findings.append(DoctorFinding(id: "adapters", verdict: .fail, summary: "no Bluetooth controller is registered",
                                               detail: "the kernel's device list (HCIGETDEVLIST) is empty",
                                               remedy: "plug the adapter in or attach it (hciattach/btattach for UART controllers); dmesg shows why the driver did not register it"))
             } else if let only, wanted.isEmpty {
-                findings.append(DoctorFinding(id: "adapters", verdict: .fail, summary: "no such device \(HCIDeviceInfo.name(of: only))",
+                findings.append(DoctorFinding(id: "adapters", verdict: .fail, summary: "no such device \(only)",
                                               detail: "controllers: " + devices.map(\.name).joined(separator: ", "), remedy: "use --device with one of them"))
             } else {
                 findings.append(DoctorFinding(id: "adapters", verdict: .ok, summary: "\(devices.count) controller\(devices.count == 1 ? "" : "s"): " + devices.map(\.name).joined(separator: ", ")))
@@ -321,7 +321,7 @@ enum DoctorCommand: Subcommand {
         return nil
     }
 
-    static func configFinding(_ given: FilePath?, _ adapters: [Adapter], only: UInt16?, _ ctx: ToolContext) -> DoctorFinding {
+    static func configFinding(_ given: FilePath?, _ adapters: [Adapter], only: DeviceSelector?, _ ctx: ToolContext) -> DoctorFinding {
         let path: FilePath
         if let given {
             path = given
@@ -341,7 +341,7 @@ enum DoctorCommand: Subcommand {
         }
         // The adapter the config's start would use: its device, --device, or the first with capabilities.
         let device = s.device ?? only
-        let adapter = adapters.first { device == nil || $0.info.id == device }
+        let adapter = adapters.first { device?.matches($0.info) ?? true }
         let caps = adapter?.caps
         let family = s.controller ?? caps?.preferredAdvertisingFamily ?? .legacy
         let plan: KioskPlan

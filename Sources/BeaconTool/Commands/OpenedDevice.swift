@@ -15,7 +15,8 @@ struct OpenedDevice {
     var name: String { info.name }
 
     struct Options {
-        var device: UInt16?
+        /// `hciN` or the controller's address; nil: the first LE controller.
+        var device: DeviceSelector?
         var reset = false
         var timeoutMilliseconds = Settings.defaultTimeoutMilliseconds
         var verbose = false
@@ -38,9 +39,10 @@ struct OpenedDevice {
         let devices: [HCIDeviceInfo]
         do { devices = try host.devices().sorted { $0.id < $1.id } } catch { throw CLIError(error) }
         let names = devices.map(\.name)
-        if let id = o.device {
-            guard let info = devices.first(where: { $0.id == id }) else {
-                throw CLIError(TransportError.noSuchDevice(HCIDeviceInfo.name(of: id), available: names))
+        if let selector = o.device {
+            guard let info = devices.first(where: selector.matches) else {
+                throw CLIError(TransportError.noSuchDevice(selector.description, available: selector.index == nil
+                    ? devices.map { "\($0.name) (\($0.address))" } : names))
             }
             return try open(info, host, o, ctx)
         }
@@ -129,25 +131,33 @@ struct OpenedDevice {
         do { host = try ctx.makeHost() } catch { throw CLIError(error) }
         let devices: [HCIDeviceInfo]
         do { devices = try host.devices() } catch { throw CLIError(error) }
-        let wanted = o.device.map { id in devices.filter { $0.id == id } } ?? devices
+        let wanted = o.device.map { selector in devices.filter(selector.matches) } ?? devices
         let present = !wanted.isEmpty
         var o = o
         let waits = waitSeconds > 0 && (!present || wanted.allSatisfy(\.isBlocked))
-        if waits, o.claim, let id = o.device, case let .claimed(lock) = ctx.service.claimDevice(HCIDeviceInfo.name(of: id)) {
+        // The lock is per hciN: a controller named by an address that is not there yet has none.
+        let lockName = o.device?.index.map(HCIDeviceInfo.name(of:)) ?? (o.device == nil ? nil : wanted.first?.name)
+        if waits, o.claim, let lockName, case let .claimed(lock) = ctx.service.claimDevice(lockName) {
             o.waitingLock = lock
         }
         if present, waitSeconds > 0, wanted.allSatisfy(\.isBlocked) {
             return try waitForUnblock(o, host, wanted, waitSeconds: waitSeconds, waiting: waiting, hangup: hangup, ctx)
         }
         guard !present, waitSeconds > 0 else { return try open(o, ctx) }
-        let name = o.device.map(HCIDeviceInfo.name(of:)) ?? "a controller"
+        let name = o.device?.description ?? "a controller"
         let others = devices.isEmpty ? "no controllers yet" : "controllers: " + devices.map(\.name).sorted().joined(separator: ", ")
         let text = "waiting for \(name) to appear (\(others); up to \(waitSeconds) s, --device-timeout)"
         ctx.note(text)
         waiting(text)
         let started = ctx.monotonicMilliseconds()
         let budget = Int64(waitSeconds) * 1000
-        let outcome = try wait(host, o.device.map { .index($0) } ?? .any, budget: budget, started: started, hangup: hangup, ctx)
+        let awaited: WantedDevice
+        switch o.device {
+        case let .index(id)?: awaited = .index(id)
+        case let .address(a)?: awaited = .addressRegistered(a)
+        case nil: awaited = .any
+        }
+        let outcome = try wait(host, awaited, budget: budget, started: started, hangup: hangup, ctx)
         switch outcome {
         case let .signal(n):
             ctx.note("signal \(n) while waiting for \(name); nothing was changed")
@@ -165,7 +175,7 @@ struct OpenedDevice {
                 }
             }
             let after = Double(ctx.monotonicMilliseconds() - started) / 1000
-            ctx.note("\(info.name) appeared after \(JSON.format((after * 10).rounded() / 10)) s")
+            ctx.note("\(info.name)\(o.device?.index == nil && o.device != nil ? " (\(info.address))" : "") appeared after \(JSON.format((after * 10).rounded() / 10)) s")
             return try open(o, ctx)
         }
     }
@@ -208,14 +218,16 @@ struct OpenedDevice {
     /// kernel's device events, and the session starts by itself once the adapter is unblocked.
     static func waitForUnblock(_ o: Options, _ host: HCIHost, _ blocked: [HCIDeviceInfo], waitSeconds: Int,
                                waiting: (String) -> Void, hangup: () -> Void, _ ctx: ToolContext) throws(CLIError) -> OpenedDevice? {
-        let name = o.device.map(HCIDeviceInfo.name(of:)) ?? blocked.map(\.name).joined(separator: ", ")
+        let name = o.device?.description ?? blocked.map(\.name).joined(separator: ", ")
         let blocks = blocked.map { "\($0.name): \($0.rfkill?.text ?? "?")" }.joined(separator: ", ")
         let remedy = (blocked.compactMap(\.rfkill).first(where: \.hard) ?? RFKillBlock(soft: true, hard: false)).remedy
         let status = "waiting for \(name) (blocked by rfkill)"
         ctx.note("\(status): \(blocks); up to \(waitSeconds) s (--device-timeout); \(remedy)")
         waiting(status)
         let started = ctx.monotonicMilliseconds()
-        let outcome = try wait(host, o.device.map { .indexUnblocked($0) } ?? .anyUnblocked, budget: Int64(waitSeconds) * 1000,
+        // A controller named by its address is blocked where it is now: its index.
+        let id = o.device?.index ?? (o.device == nil ? nil : blocked.first?.id)
+        let outcome = try wait(host, id.map { .indexUnblocked($0) } ?? .anyUnblocked, budget: Int64(waitSeconds) * 1000,
                                started: started, hangup: hangup, ctx)
         switch outcome {
         case let .signal(n):

@@ -107,7 +107,7 @@ final class RawHCIAdapter: SessionAdapter {
         switch outcome {
         case let .returned(info):
             ctx.note("\(address) is back as \(info.name); re-arming")
-            session = try OpenedDevice.open(info, session.host, .init(device: info.id, timeoutMilliseconds: s.timeoutMilliseconds,
+            session = try OpenedDevice.open(info, session.host, .init(device: .index(info.id), timeoutMilliseconds: s.timeoutMilliseconds,
                                                                         verbose: arguments.has("--verbose"), watchSignals: true, claim: true), ctx)
             try Self.watch(session.channel, s)
             kiosk.attach(session.runner, caps: session.caps, deviceID: session.info.id)

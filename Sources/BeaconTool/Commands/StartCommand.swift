@@ -171,6 +171,9 @@ enum StartCommand: Subcommand {
     /// `--share always --dry-run`: the MGMT plan, as text or JSON.
     static func shareDryRun(_ s: Settings, _ a: ParsedArguments, _ format: Format, device: String, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         if a.has("--check") { throw .usage("--check compares HCI plans; the --share always plan is MGMT commands (compare its --format json)") }
+        if case let .address(address)? = s.device {
+            throw .usage("--device \(address): the --share always plan carries the controller's index; give --device hciN for its dry run")
+        }
         if let e = ShareOptions.refusal(s, mode: .always) { throw e }
         let plan = ShareDryRun.plan(s)
         guard let output = format.render(s, plan, device: device) else {

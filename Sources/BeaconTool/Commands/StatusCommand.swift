@@ -25,7 +25,7 @@ enum StatusCommand: Subcommand {
     static let summary = "what is on air now, per device (exit 0 on air, 3 nothing on air)"
     static let usage = "beacon-tx status [--device hciN] [--json | --format FORMAT] [--metrics FILE]"
     static let options: [OptionSpec] = [
-        .value("--device", "hciN", "only this controller"),
+        .value("--device", "hciN", "only this controller, hciN or its address"),
         .flag("--json", "print a JSON list (the same as --format json)"),
         .value("--format", "FORMAT", "text, json or prometheus (the text exposition format; default text)", choices: ["text", "json", "prometheus"]),
         .path("--metrics", "FILE", "write the prometheus format to FILE atomically (node_exporter's textfile directory) instead of stdout, and publish beside it the sessions' metrics files kept in the state directories; exit 0 once written"),
@@ -114,8 +114,20 @@ enum StatusCommand: Subcommand {
         }
     }
 
+    /// The state files are named by hciN: a controller named by its address is looked up in the
+    /// kernel's device list (where it is now).
+    static func deviceName(_ selector: DeviceSelector, _ ctx: ToolContext) throws(CLIError) -> String {
+        guard case .address = selector else { return selector.description }
+        let devices: [HCIDeviceInfo]
+        do { devices = try ctx.makeHost().devices() } catch { throw CLIError(error) }
+        guard let info = devices.first(where: selector.matches) else {
+            throw CLIError(TransportError.noSuchDevice(selector.description, available: devices.map { "\($0.name) (\($0.address))" }))
+        }
+        return info.name
+    }
+
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
-        let only = try a.value("--device").map { (t: String) throws(CLIError) in HCIDeviceInfo.name(of: try Validate.device("--device", t)) }
+        let only = try a.value("--device").map { (t: String) throws(CLIError) in try deviceName(try Validate.device("--device", t), ctx) }
         let store = ctx.service.stateStore
         var rows: [Row] = store.sessions(only: only, lockHolder: ctx.service.lockHolder).map { session in
             let entry = session.entry

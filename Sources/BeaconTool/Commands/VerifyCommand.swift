@@ -39,7 +39,10 @@ enum VerifyCommand: Subcommand {
         let bytes = try FileIO.read(path, what: "CAPTURE", maximumSize: FileIO.maximumCaptureSize, links: .refuse)
         let capture: CaptureFile
         do { capture = try CaptureFile.read(bytes, .dropWithWarning) } catch { throw .data("CAPTURE \(path): \(error)") }
-        let index = s.device ?? 0
+        // A capture names controllers by index only.
+        guard let index = s.device.map({ $0.index }) ?? 0 else {
+            throw .usage("--device \(s.deviceName ?? ""): a capture names its controller by index (hciN), not by address; give --device hciN")
+        }
         let report = CaptureVerifier.verify(capture, expected: s.kiosk, controllerIndex: index)
         if a.has("--json") {
             ctx.stdout(VerifyReport.json(report, file: path).pretty)

@@ -84,7 +84,7 @@ enum ConfigSchema {
     static func types(_ type: String) -> JSON { .array([.string(type), .string("null")]) }
 
     /// `hci0`–`hci65534` or the bare index (the schema bounds the digits; the reader, the value).
-    static let devicePattern = "^(hci)?[0-9]{1,5}$"
+    static let devicePattern = "^((hci)?[0-9]{1,5}|[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5})$"
     /// `ON:OFF[:COUNT]` in seconds (1–86400, COUNT 1–100000: the reader checks the ranges).
     static let cyclePattern = "^[0-9]{1,5}:[0-9]{1,5}(:[0-9]{1,6})?$"
     /// 32 hex digits, with the four dashes at 8-4-4-4-12 or none.

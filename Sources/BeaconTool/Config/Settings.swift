@@ -46,7 +46,7 @@ struct Settings: Equatable, Sendable {
     static let defaultMeasuredPower: Int8 = -59
     static let defaultTimeoutMilliseconds = 2000
 
-    var device: UInt16?
+    var device: DeviceSelector?
     var interval = AdvertisingInterval.standard
     var connectable = false
     var txPower: Int8?
@@ -80,7 +80,8 @@ struct Settings: Equatable, Sendable {
         AdvertisingSchedule(durationMilliseconds: durationSeconds.map { Int64($0) * 1000 }, cycle: cycle?.cycle)
     }
 
-    var deviceName: String? { device.map(HCIDeviceInfo.name(of:)) }
+    /// `hci0`, or the address the config or `--device` names the controller by.
+    var deviceName: String? { device?.description }
 
     /// Beacon `entry` with the top-level values where it has no override.
     func advertisement(_ entry: BeaconEntry) -> BeaconAdvertisement {
@@ -233,7 +234,7 @@ struct Setting: Sendable {
         case let .number(r, unit): return Validate.rangeText(r, unit)
         case .bool: return "true or false"
         case let .choice(c): return c.joined(separator: ", ")
-        case .device: return "hci0–hci65534"
+        case .device: return Validate.deviceRange
         case .cycle: return "ON:OFF[:COUNT], seconds 1–86400, COUNT 1–100000"
         case .path: return "a file name"
         }
@@ -246,7 +247,7 @@ struct Setting: Sendable {
         case let .number(r, unit): return .number(try Validate.number(flag, text, r, unit: unit))
         case .bool: return .bool(true)
         case let .choice(c): return .text(try Validate.choice(flag, text, c.map { ($0, $0) }))
-        case .device: return .integer(Int(try Validate.device(flag, text)))
+        case .device: return .text(try Validate.device(flag, text).description)
         case .cycle: return .cycle(try Self.cycle(flag, text, code: .usage))
         case .path: return .path(FilePath(text))
         }
@@ -259,7 +260,7 @@ struct Setting: Sendable {
         case let (.number(r, unit), .number(n)): return .number(try Validate.number(field, n, r, unit: unit))
         case let (.bool, .bool(b)): return .bool(b)
         case let (.choice(c), .string(s)): return .text(try Validate.choice(field, s, c.map { ($0, $0) }, code: .dataError))
-        case let (.device, .string(s)): return .integer(Int(try Validate.device(field, s, code: .dataError)))
+        case let (.device, .string(s)): return .text(try Validate.device(field, s, code: .dataError).description)
         case let (.cycle, .string(s)): return .cycle(try Self.cycle(field, s, code: .dataError))
         case let (.path, .string(s)):
             guard !s.isEmpty, !s.utf8.contains(0) else { throw .data("\(field): empty file name (accepted: a file name, or null for none)") }
@@ -305,8 +306,8 @@ extension Setting {
     static let measuredPowerRange = -127...20
 
     static let device = Setting(
-        key: "device", flag: "--device", placeholder: "hciN", help: "controller (default: the first LE controller; hci0 in dry runs)",
-        kind: .device, nullMeans: "the first LE controller (hci0 in dry runs)", apply: { s, v in s.device = v.int.map { UInt16(clamping: $0) } }, read: { s in s.deviceName.map(JSON.string) ?? .null })
+        key: "device", flag: "--device", placeholder: "hciN", help: "controller: hciN, or its address AA:BB:CC:DD:EE:FF (default: the first LE controller; hci0 in dry runs)",
+        kind: .device, nullMeans: "the first LE controller (hci0 in dry runs)", apply: { s, v in s.device = v.text.flatMap(DeviceSelector.init) }, read: { s in s.deviceName.map(JSON.string) ?? .null })
 
     static let interval = Setting(
         key: "interval", flag: "--interval", placeholder: "ms",

@@ -9,7 +9,7 @@ enum ShareDryRun {
     static func plan(_ s: Settings) -> SharePlan {
         let n = s.beacons.count
         let instances = (0..<n).map { SharePlan.assumedMaxInstances &- UInt8(clamping: $0) }
-        return SharePlan(index: s.device ?? 0, beacons: s.beacons.map(s.advertisement), instances: instances,
+        return SharePlan(index: s.device?.index ?? 0, beacons: s.beacons.map(s.advertisement), instances: instances,
                          dwellMilliseconds: s.rotationMilliseconds, method: .extended)
     }
 

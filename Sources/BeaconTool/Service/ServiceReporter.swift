@@ -138,6 +138,9 @@ final class ServiceReporter {
     private func save(_ next: SessionState) {
         guard next != state else { return }
         state = next
+        // State files are named hciN: a session waiting for a controller named by its address that is
+        // not there yet says so in STATUS= only.
+        guard StateStore.deviceNumber(device) != nil else { return }
         let store = ctx.service.stateStore
         guard !store.candidates.isEmpty else { return }
         if directory == nil { directory = .some(store.writableDirectory()) }
