@@ -99,4 +99,14 @@ import Testing
         let none = tool(["status", "--device", "00:AA:01:00:00:09"], host: h)
         #expect(none.code == 69, "\(none.err)")
     }
+
+    /// The state file carries the address; one that is not a BD_ADDR makes the file not believed.
+    @Test func theStateFileCarriesTheAddress() throws {
+        var state = SessionState(device: "hci1", pid: 42, onAir: true, status: "1 beacon on air on hci1 (legacy)", family: .legacy, since: 1)
+        state.address = "00:AA:01:00:00:01"
+        #expect(try SessionState(json: state.json) == state)
+        guard case var .object(pairs) = state.json else { Issue.record("not an object"); return }
+        pairs = pairs.map { $0.0 == "address" ? ("address", .string("\u{1b}]0;owned\u{7}")) : $0 }
+        #expect(throws: StateFileError.self) { try SessionState(json: .object(pairs)) }
+    }
 }

@@ -265,9 +265,10 @@ enum StartCommand: Subcommand {
         let service: ServiceReporter
         if let waited, waited.device == session.name {
             service = waited
+            service.address = session.info.address
         } else {
             waited?.stopped()
-            service = ServiceReporter(ctx, device: session.name)
+            service = ServiceReporter(ctx, device: session.name, address: session.info.address)
         }
         if let signal = session.runner.pendingSignal {
             ctx.note("signal \(signal) before advertising started on \(session.name); nothing was changed")

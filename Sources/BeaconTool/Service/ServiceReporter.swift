@@ -27,9 +27,13 @@ final class ServiceReporter {
     private var directory: String??
     private var warned = false
 
-    init(_ ctx: ToolContext, device: String) {
+    /// The controller's address, written into the state file (status shows it with the device).
+    var address: String?
+
+    init(_ ctx: ToolContext, device: String, address: String? = nil) {
         self.ctx = ctx
         self.device = device
+        self.address = address
     }
 
     var notifier: ServiceNotifier { ctx.service.notifier }
@@ -136,6 +140,8 @@ final class ServiceReporter {
     }
 
     private func save(_ next: SessionState) {
+        var next = next
+        next.address = address
         guard next != state else { return }
         state = next
         // State files are named hciN: a session waiting for a controller named by its address that is

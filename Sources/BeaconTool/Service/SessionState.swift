@@ -14,7 +14,8 @@ import BeaconKit
 /// `family` is null while nothing was armed yet; `sets` lists the extended advertising sets
 /// (handles) in use, empty for legacy; `rotation` is true when several beacons take turns on one
 /// advertising instance (legacy, or one extended set when sets run short); `since` is when `onAir` last changed; `lastRearm` is null until the
-/// session re-arms the controller.
+/// session re-arms the controller; `address` is the controller's BD_ADDR (absent while the session
+/// waits for its controller, and in the files of older versions).
 struct SessionState: Equatable {
     struct Rearm: Equatable {
         var at: Double
@@ -31,6 +32,9 @@ struct SessionState: Equatable {
     var beacons: [BeaconEntry] = []
     var since: Double
     var lastRearm: Rearm?
+    /// The controller's BD_ADDR (it stays when a replugged dongle comes back as another hciN); absent
+    /// in the files of older versions and while the session waits for its controller.
+    var address: String?
 
     var json: JSON {
         .object([
@@ -44,7 +48,7 @@ struct SessionState: Equatable {
             ("beacons", .array(beacons.map(\.json))),
             ("since", .number(since)),
             ("lastRearm", lastRearm.map { .object([("at", .number($0.at)), ("reason", .string($0.reason))]) } ?? .null),
-        ])
+        ] + (address.map { [("address", .string($0))] } ?? []))
     }
 
     /// Parses a state file; the error names the field that is wrong.
@@ -106,6 +110,11 @@ struct SessionState: Equatable {
         case let r:
             guard case let .string(reason)? = r["reason"] else { throw StateFileError("field 'lastRearm' must hold 'at' and 'reason'") }
             lastRearm = Rearm(at: try number("lastRearm.at", in: r["at"] ?? .null, 0...1e12), reason: reason)
+        }
+        switch j["address"] {
+        case nil, .null?: address = nil
+        case let .string(a)? where StaticRandomAddress.parse(a) != nil: address = a
+        default: throw StateFileError("field 'address' must be a BD_ADDR (AA:BB:CC:DD:EE:FF)")
         }
     }
 
