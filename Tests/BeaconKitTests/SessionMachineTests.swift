@@ -146,6 +146,20 @@ import Testing
         #expect(m.step(.timer, now: 4000) == [.rearm(.hardwareError(code: 2), started: 0, resume: 0)])
     }
 
+    /// Hardware Errors in a row (raspberrypi/linux#2832; the quirk bed's rc-quirky): one that comes
+    /// while the kernel has the device down leaves it down; nothing is sent (not even the stop) until
+    /// the kernel brings it up. Before, the machine waited for a reset again and the stop wrote to a
+    /// down device (exit 69).
+    @Test func aHardwareErrorWhileDownLeavesTheDeviceDown() {
+        var m = onAir(rotation: 0)
+        _ = m.step(.hardwareError(code: 0x00), now: 0)
+        _ = m.step(.poweredOff, now: 100)
+        #expect(m.step(.hardwareError(code: 0x00), now: 200) == [])
+        #expect(m.phase == .deviceDown)
+        #expect(m.nextDeadline == nil, "no re-arm is scheduled while down")
+        #expect(m.step(.stopRequested, now: 300) == [], "the stop writes nothing to a device that is down")
+    }
+
     @Test func takeoversBeyondTheBudgetYieldUntilTheOtherOwnerIsQuiet() {
         var m = onAir(rotation: 0)
         m.policy.fightBudget = FightBudget(takeovers: 1, windowMilliseconds: 30_000, quietMilliseconds: 10_000)

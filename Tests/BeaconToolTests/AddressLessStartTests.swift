@@ -109,4 +109,22 @@ import Testing
         #expect(detail.contains("LE Read Maximum Advertising Data Length answered Max_Advertising_Data_Length 20, outside 31 to 1650: read as not known"), "\(detail)")
         #expect(detail.contains("no public address: start advertises from a random static address, one derived from the config's first beacon"), "\(detail)")
     }
+
+    /// Every address-less controller has the same zero address: an unplugged one is awaited by its
+    /// index, never by that address (the Zephyr bed's hangup-legacy re-armed on the receiver's
+    /// controller before). One that comes back down is given time to be powered first.
+    @Test func anAddressLessControllerIsAwaitedByItsIndex() throws {
+        let p = try Self.plan(try Self.derived())
+        let gone = StackInternalDeviceEvent(kind: .unregistered, deviceID: 0).event
+        let fake = ScriptedController(C.probe(extended: false) + C.okSteps(p.start) + [.receive(.event(gone.packet))]
+                                      + C.probe(extended: false) + C.okSteps(p.start) + [.receive(.signal(15))] + C.okSteps(p.stop))
+        let other = HCIDeviceInfo(id: 1, address: "00:00:00:00:00:00", isUp: true, bus: "UART")
+        let h = FakeHost(devices: [Self.zeroAddress(), other], channels: [0: fake])
+        h.deviceWaits = [.returned(Self.zeroAddress(up: false)), .returned(Self.zeroAddress())]
+        let r = tool(["start"] + goldenFlags + ["--device", "hci0", "--device-timeout", "30"], host: h)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(h.log.filter { $0 != "open control" } == ["open hci0 +signals", "wait for hci0 30000 ms", "wait for hci0 up 5000 ms", "open hci0 +signals"], "\(h.log)")
+        #expect(r.err.contains("hci0 (no public address) is back as hci0; re-arming"), "\(r.err)")
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+    }
 }

@@ -382,7 +382,9 @@ public struct SessionMachine: Sendable {
             guard phase == .unplugged else { return [] }
             return rearm(.deviceReturned, now: now)
         case let .hardwareError(code):
-            guard !clock.isOff else { return [] }
+            // Down or gone already (a second Hardware Error while the kernel's reset is under way):
+            // the kernel's up decides, as for any device down; nothing is sent meanwhile.
+            guard !clock.isOff, !isDown else { return [] }
             schedule(.hardwareError(code: code), after: policy.hardwareErrorGraceMilliseconds, phase: .awaitingReset(hardwareCode: code), now: now)
             return []
         case let .connected(beacon):

@@ -79,13 +79,19 @@ enum DoctorCommand: Subcommand {
         }
         var adapters: [Adapter] = []
         var perDevice: [DoctorFinding] = []
+        // The config start would advertise (its first beacon names the static address a remedy suggests).
+        let kiosk = configPath(config, ctx).flatMap { path -> KioskConfiguration? in
+            var s = Settings()
+            do { _ = try ConfigFile.load(path, into: &s) } catch { return nil }
+            return s.kiosk
+        }
         for info in wanted {
             guard let host else { break }
             let (finding, caps) = adapterFinding(info, host, ctx)
             adapters.append(Adapter(info: info, caps: caps))
             perDevice.append(finding)
             perDevice.append(DoctorRules.rfkill(info.name, info.rfkill))
-            perDevice.append(powerFinding(info, host, bluetoothd: !bluetoothd.isEmpty, ctx))
+            perDevice.append(powerFinding(info, host, bluetoothd: !bluetoothd.isEmpty, kiosk: kiosk, ctx))
             let features = KernelAdvertising.read(host, index: info.id, timeout: timeout, verbose: false, ctx)
             perDevice.append(instancesFinding(info, caps, features, bluetoothd: !bluetoothd.isEmpty, ctx))
             perDevice.append(shareFinding(info, caps, features))
@@ -144,7 +150,7 @@ enum DoctorCommand: Subcommand {
         return (DoctorFinding(id: "adapter", device: info.name, verdict: .ok, summary: text), caps)
     }
 
-    static func powerFinding(_ info: HCIDeviceInfo, _ host: HCIHost, bluetoothd: Bool, _ ctx: ToolContext) -> DoctorFinding {
+    static func powerFinding(_ info: HCIDeviceInfo, _ host: HCIHost, bluetoothd: Bool, kiosk: KioskConfiguration? = nil, _ ctx: ToolContext) -> DoctorFinding {
         let mgmt = KernelAdvertising.query(host, timeout: timeout, ctx) { runner throws(MGMTError) in
             try runner.readControllerInformation(index: info.id)
         }
@@ -169,7 +175,7 @@ enum DoctorCommand: Subcommand {
             return DoctorFinding(id: "power", device: info.name, verdict: .fail,
                                  summary: "down, with no public address (00:00:00:00:00:00) and no static address: the kernel cannot bring it up, and start exits 69",
                                  detail: seen + "; the kernel's static address is read from " + OwnAddress.kernelStaticAddressPath(info.name) + " (root)",
-                                 remedy: OwnAddress.staticAddressRemedy(device: info.name, id: info.id, nil))
+                                 remedy: OwnAddress.staticAddressRemedy(device: info.name, id: info.id, kiosk))
         }
         if bluetoothd {
             return DoctorFinding(id: "power", device: info.name, verdict: .warn,
@@ -321,13 +327,13 @@ enum DoctorCommand: Subcommand {
         return nil
     }
 
+    /// The config doctor checks: `--config`, else the packaged kiosk's when it exists.
+    static func configPath(_ given: FilePath?, _ ctx: ToolContext) -> FilePath? {
+        given ?? (ctx.system.readFile(defaultConfig) != nil ? FilePath(defaultConfig) : nil)
+    }
+
     static func configFinding(_ given: FilePath?, _ adapters: [Adapter], only: DeviceSelector?, _ ctx: ToolContext) -> DoctorFinding {
-        let path: FilePath
-        if let given {
-            path = given
-        } else if ctx.system.readFile(defaultConfig) != nil {
-            path = FilePath(defaultConfig)
-        } else {
+        guard let path = configPath(given, ctx) else {
             return DoctorFinding(id: "config", verdict: .ok, summary: "no config checked (none given with --config; \(defaultConfig) is absent)")
         }
         var s = Settings()

@@ -94,28 +94,57 @@ final class RawHCIAdapter: SessionAdapter {
         return list.contains { $0.id == session.info.id && $0.address == session.info.address }
     }
 
-    /// The controller was unregistered (a USB unplug): waits for one with the same address to be
-    /// registered and up again (never bringing it up), then opens and probes it and attaches the
-    /// session to it.
+    /// The controller was unregistered (a USB unplug, a UART hang-up): waits for it to be registered
+    /// again, then opens and probes it and attaches the session to it. It is known by its address; a
+    /// controller without one (00:00:00:00:00:00, which every address-less controller shares) by its
+    /// index. One that comes back down is given `appearSettleMilliseconds` to be powered by its owner
+    /// (bluetoothd), then brought up, as `start` does; one that goes down again before it could be
+    /// opened (the kernel powers a new controller for its setup, and off again) is waited for again.
     func awaitReturn(_ s: Settings, timeoutMilliseconds: Int) throws(CLIError) -> DeviceReturn {
-        let address = session.info.address
+        let lost = session.info
+        let byIndex = StaticRandomAddress.isMissingPublicAddress(lost.address)
+        let wanted: WantedDevice = byIndex ? .index(lost.id) : .addressRegistered(lost.address)
+        let what = byIndex ? "\(lost.name) (no public address)" : lost.address
         // Let go of the dead device (its sockets would keep hciN taken, so that the replugged
         // adapter came back as hci1) and of its lock; both are taken again when it returns.
         session.channel.close()
         session.lock?.release()
-        let outcome = try OpenedDevice.waitBeating(session.host, .address(address), timeoutMilliseconds: Int64(timeoutMilliseconds), ctx)
-        switch outcome {
-        case let .returned(info):
-            ctx.note("\(address) is back as \(info.name); re-arming")
-            session = try OpenedDevice.open(info, session.host, .init(device: .index(info.id), timeoutMilliseconds: s.timeoutMilliseconds,
-                                                                        verbose: arguments.has("--verbose"), watchSignals: true, claim: true), ctx)
-            try Self.watch(session.channel, s)
-            kiosk.attach(session.runner, caps: session.caps, deviceID: session.info.id)
-            return .returned
-        case let .signal(n):
-            return .signal(n)
-        case .timedOut:
-            return .timedOut
+        let started = ctx.monotonicMilliseconds()
+        func left() -> Int64 { timeoutMilliseconds < 0 ? -1 : max(0, Int64(timeoutMilliseconds) - (ctx.monotonicMilliseconds() - started)) }
+        var noted = false
+        var first = true
+        while true {
+            let budget = first ? Int64(timeoutMilliseconds) : left()
+            first = false
+            switch try OpenedDevice.waitBeating(session.host, wanted, timeoutMilliseconds: budget, ctx) {
+            case var .returned(info):
+                if !info.isUp {
+                    let settle = left() < 0 ? Int64(OpenedDevice.appearSettleMilliseconds) : min(Int64(OpenedDevice.appearSettleMilliseconds), left())
+                    switch try OpenedDevice.waitBeating(session.host, .indexUp(info.id), timeoutMilliseconds: settle, ctx) {
+                    case let .signal(n): return .signal(n)
+                    case let .returned(up): info = up
+                    case .timedOut: break   // still down: open brings it up (HCIDEVUP), as start does
+                    }
+                }
+                if !noted { ctx.note("\(what) is back as \(info.name); re-arming") }
+                noted = true
+                do {
+                    session = try OpenedDevice.open(info, session.host, .init(device: .index(info.id), timeoutMilliseconds: s.timeoutMilliseconds,
+                                                                                verbose: arguments.has("--verbose"), watchSignals: true, claim: true), ctx)
+                } catch {
+                    let now = (try? session.host.devices())?.first { $0.id == info.id }
+                    guard let now, !now.isUp, left() != 0 else { throw error }
+                    ctx.note("\(info.name) went down again before it could be opened (\(error.message)); waiting for it")
+                    continue
+                }
+                try Self.watch(session.channel, s)
+                kiosk.attach(session.runner, caps: session.caps, deviceID: session.info.id)
+                return .returned
+            case let .signal(n):
+                return .signal(n)
+            case .timedOut:
+                return .timedOut
+            }
         }
     }
 }
