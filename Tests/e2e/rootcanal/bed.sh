@@ -21,6 +21,9 @@
 #   ext-refused   DEFAULT behind tools/quirkproxy.py (quirk ext-refused): extended advertising listed
 #                 in LE features and Supported_Commands, the set commands answered Unknown HCI Command
 #                 (0x01), like a Raspberry Pi 4's controller
+#   quirky        DEFAULT behind tools/quirkproxy.py (quirks redundant-disable,slow): Command
+#                 Disallowed to a disable of advertising that is not on (BCM4345), every completion
+#                 500 ms late; SIGUSR1 to the proxy: a Hardware Error
 #
 # Notes: with -configuration RootCanal 1.13 listens only on the listed ports and each takes ONE
 # connection, so readiness is its "Listening on" log line, never a probe connection. Each bridge
@@ -37,7 +40,7 @@ _rc_log() { printf '%(%T)T.%s rootcanal: %s\n' -1 "${EPOCHREALTIME:11:3}" "$*"; 
 rc_config() {
   local c0
   case $1 in
-    default|ext-refused) c0='preset: DEFAULT' ;;
+    default|ext-refused|quirky) c0='preset: DEFAULT' ;;
     legacy-only|v41) c0='preset: DEFAULT features { le_extended_advertising: false }' ;;
     few-sets) c0='preset: LAIRD_BL654' ;;
     *) echo "rc_config: unknown controller kind '$1'" >&2; return 1 ;;
@@ -63,8 +66,10 @@ rc_up() {
   done
   p=$RC_PORT0
   case $kind in
-    v41|ext-refused)
-      "${E2E_PY[@]}" -u "$E2E_DIR/tools/quirkproxy.py" "$RC_PROXY" "$RC_PORT0" "$kind" > "$RUN_DIR/quirkproxy.log" 2>&1 &
+    v41|ext-refused|quirky)
+      local quirks=$kind
+      [ "$kind" = quirky ] && quirks=redundant-disable,slow
+      "${E2E_PY[@]}" -u "$E2E_DIR/tools/quirkproxy.py" "$RC_PROXY" "$RC_PORT0" "$quirks" > "$RUN_DIR/quirkproxy.log" 2>&1 &
       RC_PIDS+=($!)
       wait_until 10 _log_has "$RUN_DIR/quirkproxy.log" listening || { _rc_log "quirkproxy did not start"; return 1; }
       p=$RC_PROXY ;;

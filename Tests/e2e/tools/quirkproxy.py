@@ -15,9 +15,18 @@ CONTROLLER_PORT and forwards H4 packets both ways, except what the quirks change
   citruz/beacontools#63; an RTL8761B, bluez/bluetooth-next PR #133): LE features and
   Supported_Commands still list it, but the advertising set commands (LE Set Advertising Set
   Random Address, LE Set Extended Advertising Parameters, Data, Scan Response Data and Enable, LE
-  Remove Advertising Set) are not forwarded and are answered Unknown HCI Command (0x01).
-Logs 'listening ...' once ready and each rewrite on stderr.
+  Remove Advertising Set) are not forwarded and are answered Unknown HCI Command (0x01);
+- `redundant-disable`: a disable of advertising that is not on (LE Set Advertising Enable 0, or LE
+  Set Extended Advertising Enable 0 of a set that is not enabled) is answered Command Disallowed
+  (0x0C), as a Broadcom BCM4345 does (ruuvitag-listener PR #27, eclipse-kura #1748);
+- `slow`: every Command Complete and Command Status comes 500 ms late (a busy UART controller);
+- `credit-nop`: every Command Complete and Command Status says Num_HCI_Command_Packets 0, and a NOP
+  Command Complete (opcode 0x0000) gives the credit back 200 ms later (Vol 4, Part E, §7.7.14).
+  Debian 12's kernel 6.1 does not bring such a controller up: its setup stops after the HCI Reset.
+Any quirks: SIGUSR1 sends the host a Hardware Error event (code 0x00; raspberrypi/linux#2832), and
+the kernel resets the controller. Logs 'listening ...' once ready and each rewrite on stderr.
 """
+import signal
 import socket
 import struct
 import sys
@@ -25,7 +34,7 @@ import threading
 import time
 
 LE_SET_ADV_PARAMS, READ_LOCAL_VERSION = 0x2006, 0x1001
-INVALID_PARAMETERS, UNKNOWN_COMMAND = 0x12, 0x01
+INVALID_PARAMETERS, UNKNOWN_COMMAND, COMMAND_DISALLOWED = 0x12, 0x01, 0x0C
 # LE Set Advertising Set Random Address, Extended Advertising Parameters/Data/Scan Response/Enable,
 # LE Remove Advertising Set.
 SET_COMMANDS = {0x2035, 0x2036, 0x2037, 0x2038, 0x2039, 0x203C}
@@ -71,7 +80,7 @@ def complete(opcode, status):
 def main():
     listen, controller = int(sys.argv[1]), int(sys.argv[2])
     quirks = set(sys.argv[3].split(",")) if len(sys.argv) > 3 else {"v41"}
-    unknown = quirks - {"v41", "ext-refused"}
+    unknown = quirks - {"v41", "ext-refused", "redundant-disable", "slow", "credit-nop"}
     if unknown:
         sys.exit("quirkproxy: unknown quirk(s): %s" % ", ".join(sorted(unknown)))
     srv = socket.socket()
@@ -87,6 +96,58 @@ def main():
         with lock:
             host.sendall(p)
 
+    def hardware_error(*_):
+        log("SIGUSR1: Hardware Error (0x00)")
+        threading.Thread(target=to_host, args=(bytes([4, 0x10, 1, 0x00]),), daemon=True).start()
+
+    signal.signal(signal.SIGUSR1, hardware_error)
+    legacy_on = False
+    sets_on = set()
+
+    def track(p):
+        """What the host turned on and off (for redundant-disable), from its commands."""
+        nonlocal legacy_on
+        opcode = struct.unpack("<H", p[1:3])[0]
+        if opcode == 0x200A and len(p) >= 5:
+            legacy_on = p[4] == 1
+        elif opcode == 0x2039 and len(p) >= 6:
+            handles = [p[6 + 4 * i] for i in range(p[5]) if 6 + 4 * i < len(p)]
+            if p[4] == 1:
+                sets_on.update(handles)
+            elif handles:
+                sets_on.difference_update(handles)
+            else:
+                sets_on.clear()
+        elif opcode in (0x0C03, 0x203C, 0x203D):   # HCI Reset, remove one set, clear all sets
+            if opcode == 0x0C03:
+                legacy_on = False
+            if opcode == 0x203C and len(p) >= 5:
+                sets_on.discard(p[4])
+            else:
+                sets_on.clear()
+
+    def redundant(p):
+        """A disable of advertising that is not on."""
+        opcode = struct.unpack("<H", p[1:3])[0]
+        if opcode == 0x200A and len(p) >= 5 and p[4] == 0:
+            return not legacy_on
+        if opcode == 0x2039 and len(p) >= 6 and p[4] == 0 and p[5] > 0:
+            return not any(p[6 + 4 * i] in sets_on for i in range(p[5]) if 6 + 4 * i < len(p))
+        return False
+
+    def completion(p):
+        """A Command Complete or Status as the quirks deliver it (in the reading thread: in order)."""
+        if "slow" in quirks:
+            time.sleep(0.5)
+        if "credit-nop" not in quirks:
+            to_host(p)
+            return
+        b = bytearray(p)
+        b[3 if p[1] == 0x0E else 4] = 0            # Num_HCI_Command_Packets 0: no credit ...
+        to_host(bytes(b))
+        time.sleep(0.2)
+        to_host(bytes([4, 0x0E, 3, 1, 0, 0]))      # ... until this NOP gives it back
+
     def up():  # controller -> host
         for p in packets(ctl):
             if "v41" in quirks and p[0] == 4 and p[1] == 0x0E and len(p) >= 11 \
@@ -95,6 +156,9 @@ def main():
                 b[7] = b[10] = 7
                 p = bytes(b)
                 log("Read Local Version Information: HCI/LMP version 7")
+            if quirks & {"slow", "credit-nop"} and p[0] == 4 and p[1] in (0x0E, 0x0F) and len(p) >= 6:
+                completion(p)
+                continue
             to_host(p)
 
     threading.Thread(target=up, daemon=True).start()
@@ -110,6 +174,12 @@ def main():
             log("command 0x%04x: answered Unknown HCI Command (0x01)" % opcode)
             to_host(complete(opcode, UNKNOWN_COMMAND))
             continue
+        if "redundant-disable" in quirks and opcode is not None and redundant(p):
+            log("command 0x%04x: a disable of advertising that is not on: answered Command Disallowed (0x0C)" % opcode)
+            to_host(complete(opcode, COMMAND_DISALLOWED))
+            continue
+        if opcode is not None:
+            track(p)
         ctl.sendall(p)
 
 
