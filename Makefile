@@ -12,7 +12,7 @@ DESTDIR ?=
 # `make release-arm64`: the same for aarch64 (Raspberry Pi, 64-bit OS), cross-built (scripts/release-arm64)
 RELEASE_BIN_ARM64 = .build/static-aarch64/beacon-tx
 
-.PHONY: deps build release release-arm64 docs install uninstall deb deb-arm64 dist run test test-arm64 compare-arch e2e e2e-systemd e2e-arm64 bench clean
+.PHONY: deps build release release-arm64 docs install uninstall deb deb-arm64 dist run test test-arm64 compare-arch e2e e2e-systemd e2e-arm64 e2e-zephyr bench clean
 
 # Installs what the build needs when it is missing (Debian: libbluetooth-dev, pkg-config).
 deps:
@@ -92,6 +92,13 @@ e2e: build release
 # `make deb` and runs the service scenarios (see Tests/e2e-systemd/README.md; root, ~10 min).
 e2e-systemd: deb
 	DEB="$$(ls -t .build/deb/beacon-tx_*_$$(dpkg --print-architecture).deb | head -n 1)" Tests/e2e-systemd/run
+
+# Zephyr's production Bluetooth LE controller (v4.1.0 samples/bluetooth/hci_uart on BabbleSim's simulated
+# nRF52) attached to the e2e guest over UARTs with btattach, the receiver a second one (see
+# Tests/e2e-zephyr/README.md; root, ~8 min). Its cache (/var/tmp/beacon-tx-zephyr, ~610 MB) is built
+# first when absent (Tests/e2e-zephyr/setup, ~1-2 min) from git mirrors of its sources (ZEPHYR_MIRRORS).
+e2e-zephyr: build
+	Tests/e2e-zephyr/run
 
 # The aarch64 binary in an emulated arm64 machine: Debian's arm64 kernels (4K and 16K pages),
 # btvirt, a 3-beacon kiosk heard on hci1 (Tests/e2e-arm64/README.md).

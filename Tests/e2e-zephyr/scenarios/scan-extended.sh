@@ -1,0 +1,7 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# e2e-controllers: zephyr extended
+# scan-extended: `beacon-tx scan` on the receiver ranges the beacon `start` puts on Zephyr's extended
+# build (scan.inc).
+# shellcheck source=SCRIPTDIR/scan.inc
+. "$(dirname "$0")/scan.inc"
