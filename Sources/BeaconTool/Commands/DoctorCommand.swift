@@ -87,7 +87,7 @@ enum DoctorCommand: Subcommand {
         }
         for info in wanted {
             guard let host else { break }
-            let (finding, caps) = adapterFinding(info, host, ctx)
+            let (finding, caps) = adapterFinding(info, host, kiosk: kiosk, ctx)
             adapters.append(Adapter(info: info, caps: caps))
             perDevice.append(finding)
             perDevice.append(DoctorRules.rfkill(info.name, info.rfkill))
@@ -112,7 +112,7 @@ enum DoctorCommand: Subcommand {
 
     // MARK: per adapter
 
-    static func adapterFinding(_ info: HCIDeviceInfo, _ host: HCIHost, _ ctx: ToolContext) -> (DoctorFinding, ControllerCapabilities?) {
+    static func adapterFinding(_ info: HCIDeviceInfo, _ host: HCIHost, kiosk: KioskConfiguration? = nil, _ ctx: ToolContext) -> (DoctorFinding, ControllerCapabilities?) {
         let place = "\(info.bus), \(info.address)"
         guard info.isUp else {
             return (DoctorFinding(id: "adapter", device: info.name, verdict: .warn, summary: "\(place): down, its capabilities were not read",
@@ -140,8 +140,10 @@ enum DoctorCommand: Subcommand {
         var notes = caps.implausible.map(\.text)
         if StaticRandomAddress.isMissingPublicAddress(info.address) {
             let kernel = OwnAddress.kernelStaticAddress(info.name, ctx.system)
+            let derived = kiosk.flatMap(StaticRandomAddress.derived(for:)).map { " (\(StaticRandomAddress.text($0)) for this config)" } ?? ""
             notes.append("no public address: start advertises from a random static address, "
-                         + (kernel.map { "the kernel's \(StaticRandomAddress.text($0))" } ?? "one derived from the config's first beacon (the kernel's static address, if any, is readable by root only)"))
+                         + (kernel.map { "the kernel's \(StaticRandomAddress.text($0))" }
+                            ?? "one derived from the config's first beacon\(derived) (the kernel's static address, if any, is readable by root only)"))
         }
         guard notes.isEmpty else {
             return (DoctorFinding(id: "adapter", device: info.name, verdict: .warn, summary: text, detail: notes.joined(separator: "; "),
