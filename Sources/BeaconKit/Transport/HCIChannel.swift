@@ -122,6 +122,14 @@ public enum DeviceSelector: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// What a wait for this controller to be registered (up or down) waits for.
+    public var registered: WantedDevice {
+        switch self {
+        case let .index(id): return .index(id)
+        case let .address(a): return .addressRegistered(a)
+        }
+    }
+
     /// `hci0`, or the address.
     public var description: String {
         switch self {

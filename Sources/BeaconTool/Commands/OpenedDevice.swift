@@ -131,12 +131,15 @@ struct OpenedDevice {
         do { host = try ctx.makeHost() } catch { throw CLIError(error) }
         let devices: [HCIDeviceInfo]
         do { devices = try host.devices() } catch { throw CLIError(error) }
-        let wanted = o.device.map { selector in devices.filter(selector.matches) } ?? devices
+        // The selector as a constant of its own: Swift 6.3.1's optimizer crashed (CopyPropagation, an
+        // ownership error) on switches over `o.device` of the `var o` below in a release build.
+        let selector = o.device
+        let wanted = selector.map { s in devices.filter(s.matches) } ?? devices
         let present = !wanted.isEmpty
         var o = o
         let waits = waitSeconds > 0 && (!present || wanted.allSatisfy(\.isBlocked))
         // The lock is per hciN: a controller named by an address that is not there yet has none.
-        let lockName = o.device?.index.map(HCIDeviceInfo.name(of:)) ?? (o.device == nil ? nil : wanted.first?.name)
+        let lockName = selector?.index.map(HCIDeviceInfo.name(of:)) ?? (selector == nil ? nil : wanted.first?.name)
         if waits, o.claim, let lockName, case let .claimed(lock) = ctx.service.claimDevice(lockName) {
             o.waitingLock = lock
         }
@@ -144,20 +147,14 @@ struct OpenedDevice {
             return try waitForUnblock(o, host, wanted, waitSeconds: waitSeconds, waiting: waiting, hangup: hangup, ctx)
         }
         guard !present, waitSeconds > 0 else { return try open(o, ctx) }
-        let name = o.device?.description ?? "a controller"
+        let name = selector?.description ?? "a controller"
         let others = devices.isEmpty ? "no controllers yet" : "controllers: " + devices.map(\.name).sorted().joined(separator: ", ")
         let text = "waiting for \(name) to appear (\(others); up to \(waitSeconds) s, --device-timeout)"
         ctx.note(text)
         waiting(text)
         let started = ctx.monotonicMilliseconds()
         let budget = Int64(waitSeconds) * 1000
-        let awaited: WantedDevice
-        switch o.device {
-        case let .index(id)?: awaited = .index(id)
-        case let .address(a)?: awaited = .addressRegistered(a)
-        case nil: awaited = .any
-        }
-        let outcome = try wait(host, awaited, budget: budget, started: started, hangup: hangup, ctx)
+        let outcome = try wait(host, selector?.registered ?? .any, budget: budget, started: started, hangup: hangup, ctx)
         switch outcome {
         case let .signal(n):
             ctx.note("signal \(n) while waiting for \(name); nothing was changed")
@@ -175,7 +172,7 @@ struct OpenedDevice {
                 }
             }
             let after = Double(ctx.monotonicMilliseconds() - started) / 1000
-            ctx.note("\(info.name)\(o.device?.index == nil && o.device != nil ? " (\(info.address))" : "") appeared after \(JSON.format((after * 10).rounded() / 10)) s")
+            ctx.note("\(info.name)\(selector?.index == nil && selector != nil ? " (\(info.address))" : "") appeared after \(JSON.format((after * 10).rounded() / 10)) s")
             return try open(o, ctx)
         }
     }
