@@ -10,8 +10,6 @@ import Testing
     typealias C = Controllers
 
     static let address: [UInt8] = [0xC3, 0x11, 0x22, 0x33, 0x44, 0x55]
-    /// Random_Address on the wire: least significant octet first.
-    static let wire = "5544332211c3"
 
     static func config(_ minors: [UInt16]) throws -> KioskConfiguration {
         var c = KioskConfiguration(beacons: try minors.map { try AdvertisingSessionTests.beacon($0) })
@@ -21,31 +19,34 @@ import Testing
 
     @Test func legacySetsTheRandomAddressAfterTheDisableAndAdvertisesFromIt() throws {
         let plan = try KioskPlan(try Self.config([2]), family: .legacy)
-        #expect(plan.start.map { Hex.encode($0.command.packet) } == [
+        let expected: [String] = [
             "010a200100",
-            "01052006" + Self.wire,                                      // LE Set Random Address
-            "0106200f" + "a000" + "a000" + "03" + "01" + "00" + "000000000000" + "07" + "00",   // Own_Address_Type 0x01
-            "010820201e" + "0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5" + "00",
+            "010520065544332211c3",                        // LE Set Random Address C3:11:22:33:44:55
+            "0106200fa000a0000301000000000000000700",      // parameters: ADV_NONCONN_IND, Own_Address_Type 0x01 (Random), no peer
+            "010820201e0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c500",
             "010a200101",
-        ])
+        ]
+        #expect(plan.start.map { Hex.encode($0.command.packet) } == expected)
     }
 
     @Test func legacyRotationKeepsOneAddressForEveryBeacon() throws {
         let plan = try KioskPlan(try Self.config([1, 2]), family: .legacy)
-        #expect(plan.start.filter { $0.command.opcode == .leSetRandomAddress }.map { Hex.encode($0.command.packet) } == ["01052006" + Self.wire])
+        let addresses: [String] = plan.start.filter { $0.command.opcode == .leSetRandomAddress }.map { Hex.encode($0.command.packet) }
+        #expect(addresses == ["010520065544332211c3"])
         // The steps replace the data only: the address stays.
         #expect(plan.rotationSteps.allSatisfy { $0.command.opcode == .leSetAdvertisingData })
     }
 
     @Test func extendedSetsAdvertiseFromTheAddressUnlessEachHasItsOwn() throws {
         let plan = try KioskPlan(try Self.config([2]), family: .extended)
-        #expect(plan.start.map { Hex.encode($0.command.packet) } == [
+        let expected: [String] = [
             "013920060001ef000000",
-            "01362019ef1000a00000a00000" + "07" + "01" + "00" + "000000000000" + "00" + "7f0100010000",
-            "01352007ef" + Self.wire,                                    // LE Set Advertising Set Random Address
+            "01362019ef1000a00000a00000070100000000000000007f0100010000",   // channels 07, Own_Address_Type 0x01, no peer
+            "01352007ef5544332211c3",                      // LE Set Advertising Set Random Address
             "01372022ef03011e0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5",
-            "0139200601" + "01ef000000",
-        ])
+            "013920060101ef000000",
+        ]
+        #expect(plan.start.map { Hex.encode($0.command.packet) } == expected)
         var perSet = try Self.config([2])
         perSet.addressPerSet = true
         let own = try KioskPlan(perSet, family: .extended)

@@ -17,10 +17,9 @@ import Testing
         let extended = try KioskPlan(config, family: .extended)
         let legacy = try KioskPlan(config, family: .legacy)
         // The first extended command is refused; its stop runs (best effort, refused too); then legacy.
-        let fake = ScriptedController([Self.unknown(extended.start[0].command)] + extended.stop.map { Self.unknown($0.command) }
-                                      + C.okSteps(legacy.start)
-                                      // The re-arm after the device comes back: legacy at once, no extended try.
-                                      + C.okSteps(legacy.start))
+        let refusedStop: [ScriptedController.Step] = extended.stop.map { Self.unknown($0.command) }
+        // Then the re-arm after the device comes back: legacy at once, no extended try.
+        let fake = ScriptedController(C.script([Self.unknown(extended.start[0].command)], refusedStop, C.okSteps(legacy.start), C.okSteps(legacy.start)))
         var notes: [SessionNote] = []
         let s = try AdvertisingSessionTests().session(config, fake, log: { notes.append($0) })
         try s.start()
@@ -38,7 +37,8 @@ import Testing
         var config = KioskConfiguration(beacons: [try AdvertisingSessionTests.beacon(2)])
         config.family = .extended
         let extended = try KioskPlan(config, family: .extended)
-        let fake = ScriptedController([Self.unknown(extended.start[0].command)] + extended.stop.map { Self.unknown($0.command) })
+        let refusedStop: [ScriptedController.Step] = extended.stop.map { Self.unknown($0.command) }
+        let fake = ScriptedController(C.script([Self.unknown(extended.start[0].command)], refusedStop))
         let s = try AdvertisingSessionTests().session(config, fake)
         #expect(throws: SessionError.self) { try s.start() }
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")

@@ -11,6 +11,10 @@ public enum Controllers {
         CommandComplete(numHCICommandPackets: 1, opcode: c.opcode, returnParameters: [status.rawValue]).event
     }
 
+    /// The parts of a conversation, in order. Not one `+` chain of step arrays: Swift 6.0.3 (Debian 13's
+    /// swiftlang) gives up type-checking the longer ones, when an array literal of `.receive(...)` is among them.
+    public static func script(_ parts: [ScriptedController.Step]...) -> [ScriptedController.Step] { parts.flatMap { $0 } }
+
     /// Expect `c` and answer Success.
     public static func okStep(_ c: HCICommand) -> ScriptedController.Step { .command(c, replies: [ok(c)]) }
 

@@ -24,7 +24,7 @@ import Testing
 
     func start(_ address: [UInt8], system: SystemProbe = .none) throws -> (ToolRun, ScriptedController) {
         let p = try Self.plan(address)
-        let fake = ScriptedController(C.probe(extended: false) + C.okSteps(p.start) + [.receive(.signal(15))] + C.okSteps(p.stop))
+        let fake = ScriptedController(C.script(C.probe(extended: false), C.okSteps(p.start), [.receive(.signal(15))], C.okSteps(p.stop)))
         let r = tool(["start"] + goldenFlags, host: FakeHost(devices: [Self.zeroAddress()], channels: [0: fake]), system: system)
         return (r, fake)
     }
@@ -116,8 +116,8 @@ import Testing
     @Test func anAddressLessControllerIsAwaitedByItsIndex() throws {
         let p = try Self.plan(try Self.derived())
         let gone = StackInternalDeviceEvent(kind: .unregistered, deviceID: 0).event
-        let fake = ScriptedController(C.probe(extended: false) + C.okSteps(p.start) + [.receive(.event(gone.packet))]
-                                      + C.probe(extended: false) + C.okSteps(p.start) + [.receive(.signal(15))] + C.okSteps(p.stop))
+        let fake = ScriptedController(C.script(C.probe(extended: false), C.okSteps(p.start), [.receive(.event(gone.packet))],
+                                               C.probe(extended: false), C.okSteps(p.start), [.receive(.signal(15))], C.okSteps(p.stop)))
         let other = HCIDeviceInfo(id: 1, address: "00:00:00:00:00:00", isUp: true, bus: "UART")
         let h = FakeHost(devices: [Self.zeroAddress(), other], channels: [0: fake])
         h.deviceWaits = [.returned(Self.zeroAddress(up: false)), .returned(Self.zeroAddress())]

@@ -16,7 +16,7 @@ import Testing
 
     func onAirThenStop() throws -> ScriptedController {
         let p = try plan()
-        return ScriptedController(C.probe(extended: true) + C.okSteps(p.start) + [.receive(.signal(15))] + C.okSteps(p.stop))
+        return ScriptedController(C.script(C.probe(extended: true), C.okSteps(p.start), [.receive(.signal(15))], C.okSteps(p.stop)))
     }
 
     @Test func selectorsParse() {

@@ -46,11 +46,8 @@ enum DevicesCommand: Subcommand {
                     ("extendedAdvertising", .bool(caps.supportsExtendedAdvertising)),
                     ("maxAdvertisingDataLength", caps.maximumAdvertisingDataLength.map { .number(Double($0)) } ?? .null),
                     ("advertisingSets", caps.numberOfSupportedAdvertisingSets.map { .number(Double($0)) } ?? .null),
-                    ("implausibleAnswers", .array(caps.implausible.map {
-                        .object([("command", .string(CommandTable.entry($0.command)?.name ?? $0.command.description)), ("field", .string($0.field)),
-                                 ("value", .number(Double($0.value)))])
-                    })),
                 ]
+                pairs.append(("implausibleAnswers", .array(caps.implausible.map(DevicesCommand.json))))
             }
             if let kernel {
                 pairs += [("kernelInstances", .array(kernel.instances.sorted().map { .number(Double($0)) })),
@@ -131,5 +128,12 @@ enum DevicesCommand: Subcommand {
         var caps = session.caps
         do { try Advertiser.readAdvertisingSetLimits(session.runner, into: &caps) } catch { throw CLIError(error) }
         return caps
+    }
+
+    /// `{"command": "LE Read …", "field": "Num_Supported_Advertising_Sets", "value": 0}`.
+    static func json(_ bad: ImplausibleAnswer) -> JSON {
+        let name: String = CommandTable.entry(bad.command)?.name ?? bad.command.description
+        let pairs: [(String, JSON)] = [("command", .string(name)), ("field", .string(bad.field)), ("value", .number(Double(bad.value)))]
+        return .object(pairs)
     }
 }

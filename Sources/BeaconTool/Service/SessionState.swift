@@ -37,7 +37,7 @@ struct SessionState: Equatable {
     var address: String?
 
     var json: JSON {
-        .object([
+        var pairs: [(String, JSON)] = [
             ("device", .string(device)),
             ("pid", .number(Double(pid))),
             ("onAir", .bool(onAir)),
@@ -48,7 +48,9 @@ struct SessionState: Equatable {
             ("beacons", .array(beacons.map(\.json))),
             ("since", .number(since)),
             ("lastRearm", lastRearm.map { .object([("at", .number($0.at)), ("reason", .string($0.reason))]) } ?? .null),
-        ] + (address.map { [("address", .string($0))] } ?? []))
+        ]
+        if let address { pairs.append(("address", .string(address))) }
+        return .object(pairs)
     }
 
     /// Parses a state file; the error names the field that is wrong.
