@@ -356,7 +356,7 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
         let s = try #require(status)
         #expect(s.code == 0)
         #expect(s.out == """
-            hci0 (00:AA:01:00:00:00): on air since 2027-01-15 08:00:00 UTC, pid 4242: 1 beacon on air on hci0 (legacy)
+            hci0: on air since 2027-01-15 08:00:00 UTC, pid 4242 (controller 00:AA:01:00:00:00): 1 beacon on air on hci0 (legacy)
               kiosk-lobby E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 major 1 minor 2 power -59 dBm
 
             """)

@@ -104,7 +104,7 @@ enum StatusCommand: Subcommand {
             case let .unverified(why):
                 return ["\(device): not verified (\(path ?? "?") names pid \(s.pid), but \(device)'s device lock could not be read: \(why); run beacon-tx status as root)"]
             }
-            var lines = ["\(device)\(s.address.map { " (\($0))" } ?? ""): \(s.onAir ? "on air" : "nothing on air") since \(UTCTime.text(s.since)), pid \(s.pid): \(s.status)"]
+            var lines = ["\(device): \(s.onAir ? "on air" : "nothing on air") since \(UTCTime.text(s.since)), pid \(s.pid)\(s.address.map { " (controller \($0))" } ?? ""): \(s.status)"]
             if s.onAir {
                 for b in s.beacons {
                     lines.append("  " + (b.identifier.map { "\($0) " } ?? "") + "\(b.uuid) major \(b.major) minor \(b.minor) power \(b.measuredPower) dBm")

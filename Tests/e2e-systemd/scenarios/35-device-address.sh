@@ -17,7 +17,7 @@ expect_heard 15 "${ids[@]}"
 note "device-address: restart -> beacons heard after ${HEARD_AFTER}s"
 expect_prop beacon-tx.service ActiveState active
 out=$(beacon-tx status --device "$addr" 2>&1) || fail "status --device $addr: $out"
-[[ $out == "hci0 ($addr): on air since "* ]] || fail "status does not name hci0 and its address: $out"
+[[ $out == "hci0: on air since "*"(controller $addr): "* ]] || fail "status does not name hci0 and its address: $out"
 journal_since -u beacon-tx.service | grep -q "on hci0 (" || fail "the journal does not say it went on air on hci0"
 step "back to the shipped config"
 config_restore "$KIOSK"

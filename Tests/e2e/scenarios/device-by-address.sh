@@ -24,7 +24,7 @@ expect_adv_data -s hci0 -a "$a1" "$GOLDEN"
 
 step "status and doctor by address"
 "$BEACON_TX" status --device "$lower" | tee "$E2E_OUT/status.txt"
-grep -q "^hci1 ($a1): on air since" "$E2E_OUT/status.txt" || fail "status --device $lower: $(cat "$E2E_OUT/status.txt")"
+grep -q "^hci1: on air since .*(controller $a1): " "$E2E_OUT/status.txt" || fail "status --device $lower: $(cat "$E2E_OUT/status.txt")"
 "$BEACON_TX" doctor --device "$a1" > "$E2E_OUT/doctor.txt" || true
 grep -q "adapter  *hci1 " "$E2E_OUT/doctor.txt" || fail "doctor --device $a1 did not look at hci1: $(head -n 8 "$E2E_OUT/doctor.txt")"
 grep -q "adapter  *hci0 " "$E2E_OUT/doctor.txt" && fail "doctor --device $a1 looked at hci0 too"
