@@ -25,7 +25,7 @@ public enum Advertiser {
             let length = try runner.send(.leReadMaximumAdvertisingDataLength)
             if length.status == .success, let value = length.maximumAdvertisingDataLength {
                 caps.maximumAdvertisingDataLength = ImplausibleAnswer.checked(
-                    Int(value), "Max_Advertising_Data_Length", of: .leReadMaximumAdvertisingDataLength,
+                    Int(value), ImplausibleAnswer.maximumAdvertisingDataLengthField, of: .leReadMaximumAdvertisingDataLength,
                     allowed: ImplausibleAnswer.maximumAdvertisingDataLengthRange, into: &caps.implausible).map(UInt16.init)
             }
         }
@@ -33,7 +33,7 @@ public enum Advertiser {
             let sets = try runner.send(.leReadNumberOfSupportedAdvertisingSets)
             if sets.status == .success, let value = sets.numberOfSupportedAdvertisingSets {
                 caps.numberOfSupportedAdvertisingSets = ImplausibleAnswer.checked(
-                    Int(value), "Num_Supported_Advertising_Sets", of: .leReadNumberOfSupportedAdvertisingSets,
+                    Int(value), ImplausibleAnswer.advertisingSetsField, of: .leReadNumberOfSupportedAdvertisingSets,
                     allowed: ImplausibleAnswer.advertisingSetsRange, into: &caps.implausible).map(UInt8.init)
             }
         }

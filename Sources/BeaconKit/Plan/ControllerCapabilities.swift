@@ -105,6 +105,10 @@ public struct ImplausibleAnswer: Hashable, Sendable {
     public static let maximumAdvertisingDataLengthRange = 31...1650
     /// Selected_TX_Power (§7.8.53): -127 to +20 dBm.
     public static let selectedTXPowerRange = -127...20
+    /// The return parameters by their Core spec names.
+    public static let advertisingSetsField = "Num_Supported_Advertising_Sets"
+    public static let maximumAdvertisingDataLengthField = "Max_Advertising_Data_Length"
+    public static let selectedTXPowerField = "Selected_TX_Power"
 
     /// The value when the spec allows it; otherwise nil, with the answer appended to `implausible`.
     public static func checked(_ value: Int, _ field: String, of command: Opcode, allowed: ClosedRange<Int>,
@@ -116,19 +120,19 @@ public struct ImplausibleAnswer: Hashable, Sendable {
         return value
     }
 
-    /// `LE Read Number of Supported Advertising Sets answered Num_Supported_Advertising_Sets 0, outside 1 to 240: not known`.
+    /// `LE Read Number of Supported Advertising Sets answered Num_Supported_Advertising_Sets 0, outside 1 to 240: read as not known`.
     public var text: String {
         let name = CommandTable.entry(command)?.name ?? command.description
         return "\(name) answered \(field) \(value), outside \(allowed.lowerBound) to \(allowed.upperBound): read as not known"
     }
-
 }
 
 extension ControllerCapabilities {
     /// `4`, `?` (not read) or `not known (the controller answered 0)`: how devices and doctor print a limit.
     public func shown<T: BinaryInteger>(_ value: KeyPath<ControllerCapabilities, T?>) -> String {
         if let v = self[keyPath: value] { return String(v) }
-        let field = value == \ControllerCapabilities.numberOfSupportedAdvertisingSets ? "Num_Supported_Advertising_Sets" : "Max_Advertising_Data_Length"
+        let field = value == \ControllerCapabilities.numberOfSupportedAdvertisingSets
+            ? ImplausibleAnswer.advertisingSetsField : ImplausibleAnswer.maximumAdvertisingDataLengthField
         if let bad = implausible.first(where: { $0.field == field }) { return "not known (the controller answered \(bad.value))" }
         return "?"
     }

@@ -78,7 +78,7 @@ public final class HCICommandRunner {
     private func checkSelectedTXPower(_ answer: CommandComplete) {
         guard answer.returnParameters.count >= 2 else { return }
         var found: [ImplausibleAnswer] = []
-        _ = ImplausibleAnswer.checked(Int(Int8(bitPattern: answer.returnParameters[1])), "Selected_TX_Power", of: answer.opcode,
+        _ = ImplausibleAnswer.checked(Int(Int8(bitPattern: answer.returnParameters[1])), ImplausibleAnswer.selectedTXPowerField, of: answer.opcode,
                                       allowed: ImplausibleAnswer.selectedTXPowerRange, into: &found)
         for bad in found where !implausibleAnswers.contains(bad) {
             implausibleAnswers.append(bad)
