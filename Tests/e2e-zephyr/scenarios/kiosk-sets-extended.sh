@@ -9,7 +9,7 @@
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "$(dirname "$0")/../lib.sh"
 MUSEUM=$REPO/Config/museum.json
-z_rx
+onair_rx
 
 step "museum.json: one set per beacon"
 kiosk_start ext --config "$MUSEUM"
@@ -19,14 +19,14 @@ _sleep 1
 t0=$EPOCHREALTIME; _sleep 8; t1=$EPOCHREALTIME
 stop_bg ext TERM
 [ "$BG_RC" = 0 ] || fail "exit $BG_RC after SIGTERM"
-z_onair --since "$t0" --until "$t1" | tee "$E2E_OUT/onair-ext.txt"
-z_rate 1.1 --since "$t0" --until "$t1"; r1=$Z_RATE
-z_rate 1.2 --since "$t0" --until "$t1"; r2=$Z_RATE
-z_rate 1.3 --since "$t0" --until "$t1"; r3=$Z_RATE
-z_at_least "$r1" 5 "museum-entrance (100 ms) on its own set"
-z_at_least "$r2" 5 "museum-hall (100 ms) on its own set"
-z_between "$(awk -v a="$r3" -v b="$r1" 'BEGIN { print a / b }')" 0.3 0.8 "museum-shop (200 ms) / museum-entrance (100 ms) on sets"
-z_after_stop "$(z_data 1 1)" "$(z_data 1 2)" "$(z_data 1 3 c2)"
+onair_log --since "$t0" --until "$t1" | tee "$E2E_OUT/onair-ext.txt"
+onair_rate 1.1 --since "$t0" --until "$t1"; r1=$ONAIR_RATE
+onair_rate 1.2 --since "$t0" --until "$t1"; r2=$ONAIR_RATE
+onair_rate 1.3 --since "$t0" --until "$t1"; r3=$ONAIR_RATE
+at_least "$r1" 5 "museum-entrance (100 ms) on its own set"
+at_least "$r2" 5 "museum-hall (100 ms) on its own set"
+between "$(awk -v a="$r3" -v b="$r1" 'BEGIN { print a / b }')" 0.3 0.8 "museum-shop (200 ms) / museum-entrance (100 ms) on sets"
+z_after_stop "$(ibeacon_data 1 1)" "$(ibeacon_data 1 2)" "$(ibeacon_data 1 3 c2)"
 
 step "--random-address-per-set: one address per beacon"
 kiosk_start own --config "$MUSEUM" --random-address-per-set
@@ -34,9 +34,4 @@ _sleep 4
 stop_bg own TERM
 [ "$BG_RC" = 0 ] || fail "exit $BG_RC after SIGTERM (--random-address-per-set)"
 "$BEACON_TX" start --config "$MUSEUM" --controller extended --random-address-per-set --dry-run --format hex > "$E2E_OUT/own.hex"
-for m in 1 2 3; do
-  a=$(sed -n 's/^01352007\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)$/\7:\6:\5:\4:\3:\2/p' "$E2E_OUT/own.hex" | sed -n "${m}p" | tr a-f A-F)
-  [ -n "$a" ] || fail "no LE Set Advertising Set Random Address for beacon $m in the dry run"
-  expect_adv_data -s hci1 -a "$a" "$(z_data 1 "$m" "$( [ "$m" = 3 ] && echo c2 || echo c5)")"
-  echo "beacon 1.$m heard from $a"
-done
+onair_expect_set_addresses "$E2E_OUT/own.hex"

@@ -9,7 +9,7 @@
 # kernel's own address, parameters, data and enable, as the kernel had last written them.
 . "$(dirname "$0")/rc.inc"
 rc_bluez
-rc_rx
+onair_rx
 kiosk_start k --uuid "$RC_UUID" --major 1 --minor 2
 rc_kernel_adv 1
 kiosk_rearmed k "another program"
@@ -17,7 +17,7 @@ _sleep 1.5
 t1=$EPOCHREALTIME; _sleep 4; t2=$EPOCHREALTIME
 _log_has "$E2E_OUT/k.log" "has one advertising instance and another owner" || fail "no displacement note: $(tail -n 3 "$E2E_OUT/k.log")"
 rc_heard during "$t1" "$t2"
-rc_at_least "$(rc_per 1.2)" 3 "our beacon while beacon-tx owns the instance"
+at_least "$(rc_per 1.2)" 3 "our beacon while beacon-tx owns the instance"
 [ "$(rc_per k1)" = 0 ] || echo "note: kernel instance 1 heard while beacon-tx ran ($(rc_per k1)/s)"
 n=0; while IFS= read -r l; do [[ $l == *"re-armed"* ]] && n=$((n + 1)); done < "$E2E_OUT/k.log"
 echo "re-arms: $n"
@@ -27,4 +27,4 @@ cat "$E2E_OUT/k.log"
 _log_has "$E2E_OUT/k.log" "handed back as its other owner last wrote it" || fail "no hand-back note"
 _sleep 5; t4=$EPOCHREALTIME
 rc_after_stop "$t3" "$t4" 1.2
-rc_at_least "$RC_RATE" 2 "kernel instance 1 after the stop"
+at_least "$ONAIR_RATE" 2 "kernel instance 1 after the stop"

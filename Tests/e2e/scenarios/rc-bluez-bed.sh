@@ -7,11 +7,11 @@
 . "$(dirname "$0")/rc.inc"
 rc_bluez
 btmgmt_cmd 0 advinfo | tee "$E2E_OUT/advinfo.txt"
-rc_rx
+onair_rx
 rc_kernel_adv 1
 rc_kernel_adv 2
 _sleep 1
 t0=$EPOCHREALTIME; _sleep 8; t1=$EPOCHREALTIME
 rc_heard kernel "$t0" "$t1"
-for n in 1 2; do rc_at_least "$(rc_per "k$n")" 1 "kernel instance $n heard"; done
+for n in 1 2; do at_least "$(rc_per "k$n")" 1 "kernel instance $n heard"; done
 

@@ -10,7 +10,7 @@
 # again; after SIGTERM nothing of ours is on air.
 . "$(dirname "$0")/rc.inc"
 rc_bluez
-rc_rx
+onair_rx
 rc_kernel_adv 1
 rc_kernel_adv 2
 _sleep 1
@@ -26,7 +26,7 @@ _sleep 1
 t1=$EPOCHREALTIME; _sleep 4; t2=$EPOCHREALTIME
 rc_heard yielded "$t1" "$t2"
 for m in 1 2 3; do [ "$(rc_per "1.$m")" = 0 ] || fail "beacon 1.$m heard while yielded ($(rc_per "1.$m")/s)"; done
-for i in 1 2; do rc_at_least "$(rc_per "k$i")" 0.5 "kernel instance $i while yielded"; done
+for i in 1 2; do at_least "$(rc_per "k$i")" 0.5 "kernel instance $i while yielded"; done
 bg_running k || fail "beacon-tx exited while yielded"
 btmgmt_cmd 0 clr-adv > /dev/null
 tc=$EPOCHREALTIME
@@ -37,10 +37,10 @@ awk -v a="$tc" -v b="$tr" 'BEGIN { printf "re-armed %.1f s after btmgmt clr-adv\
 _sleep 1
 t1=$EPOCHREALTIME; _sleep 3; t2=$EPOCHREALTIME
 rc_heard re-armed "$t1" "$t2"
-for m in 1 2 3; do rc_at_least "$(rc_per "1.$m")" 0.3 "beacon 1.$m after the yield"; done
+for m in 1 2 3; do at_least "$(rc_per "1.$m")" 0.3 "beacon 1.$m after the yield"; done
 stop_bg k TERM; t3=$EPOCHREALTIME
 [ "$BG_RC" = 0 ] || fail "exit $BG_RC after SIGTERM"
 cat "$E2E_OUT/k.log"
 _sleep 3; t4=$EPOCHREALTIME
 rc_after_stop "$t3" "$t4" 1.1 1.2 1.3
-[ "$RC_RATE" = 0 ] || fail "kernel instance 1 heard after clr-adv and the stop"
+[ "$ONAIR_RATE" = 0 ] || fail "kernel instance 1 heard after clr-adv and the stop"

@@ -12,7 +12,7 @@
 . "$(dirname "$0")/rc.inc"
 . "$(dirname "$0")/cycle-windows.inc"
 rc_bluez
-rc_rx
+onair_rx
 rc_kernel_adv 1
 run_bg cyc "$BEACON_TX" start --device hci0 --beacon "$RC_UUID:1:1" --share never --cycle 4:4:2
 cycle_windows cyc 4 "advertising E2C56DB5"

@@ -10,7 +10,7 @@
 # does what doctor said (shares) and the receiver on hci1 hears the beacon.
 . "$(dirname "$0")/rc.inc"
 rc_bluez
-rc_rx
+onair_rx
 
 step "no kernel instance yet"
 "$BEACON_TX" doctor --device hci0 > "$E2E_OUT/doctor-none.txt" 2>&1 || fail "doctor exited $?"

@@ -6,7 +6,7 @@
 # Advertising Sets (4) < 6, so the six rotate on one set (with the cycle warning: 6 x 200 ms); the
 # receiver hears all six; 4 beacons get 4 sets.
 . "$(dirname "$0")/rc.inc"
-rc_rx
+onair_rx
 addr=$(bdaddr hci0)
 SIX=(); for m in 1 2 3 4 5 6; do SIX+=(--beacon "$RC_UUID:1:$m"); done
 kiosk_start six "${SIX[@]}" --controller extended
@@ -17,8 +17,8 @@ _sleep 1
 t0=$EPOCHREALTIME; _sleep 6; t1=$EPOCHREALTIME
 stop_bg six TERM
 [ "$BG_RC" = 0 ] || fail "exit $BG_RC after SIGTERM"
-rc_onair --since "$t0" --until "$t1" --addr "$addr" --dwell 200 | tee "$E2E_OUT/onair-six.txt"
-for m in 1 2 3 4 5 6; do rc_rate "1.$m" --since "$t0" --until "$t1" --addr "$addr"; rc_at_least "$RC_RATE" 0.3 "beacon 1.$m of six"; done
+onair_log --since "$t0" --until "$t1" --addr "$addr" --dwell 200 | tee "$E2E_OUT/onair-six.txt"
+for m in 1 2 3 4 5 6; do onair_rate "1.$m" --since "$t0" --until "$t1" --addr "$addr"; at_least "$ONAIR_RATE" 0.3 "beacon 1.$m of six"; done
 expect_hci_command hci0 0x203b
 rc_reset_hci0
 "$BEACON_TX" start --device hci0 "${SIX[@]:0:8}" --controller extended --duration 2 > "$E2E_OUT/four.log" 2>&1 || fail "four beacons exited $?"

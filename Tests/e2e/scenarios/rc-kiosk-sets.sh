@@ -8,7 +8,7 @@
 # is heard from its own random static address (the dry run's LE Set Advertising Set Random Address).
 . "$(dirname "$0")/rc.inc"
 MUSEUM=$REPO/Config/museum.json
-rc_rx
+onair_rx
 addr=$(bdaddr hci0)
 
 step "museum.json, extended: one set per beacon"
@@ -19,11 +19,11 @@ t0=$EPOCHREALTIME; _sleep 6; t1=$EPOCHREALTIME
 stop_bg ext TERM
 [ "$BG_RC" = 0 ] || fail "exit $BG_RC after SIGTERM"
 _log_has "$E2E_OUT/ext.log" "sets 239, 238, 237" || fail "not three sets: $(cat "$E2E_OUT/ext.log")"
-rc_onair --since "$t0" --until "$t1" --addr "$addr" | tee "$E2E_OUT/onair-ext.txt"
-rc_rate 1.1 --since "$t0" --until "$t1" --addr "$addr"; r1=$RC_RATE
-rc_rate 1.3 --since "$t0" --until "$t1" --addr "$addr"; r3=$RC_RATE
-rc_at_least "$r1" 3 "museum-entrance (100 ms) on its own set"
-rc_between "$(awk -v a="$r3" -v b="$r1" 'BEGIN { print a / b }')" 0.3 0.8 "museum-shop (200 ms) / museum-entrance (100 ms) on sets"
+onair_log --since "$t0" --until "$t1" --addr "$addr" | tee "$E2E_OUT/onair-ext.txt"
+onair_rate 1.1 --since "$t0" --until "$t1" --addr "$addr"; r1=$ONAIR_RATE
+onair_rate 1.3 --since "$t0" --until "$t1" --addr "$addr"; r3=$ONAIR_RATE
+at_least "$r1" 3 "museum-entrance (100 ms) on its own set"
+between "$(awk -v a="$r3" -v b="$r1" 'BEGIN { print a / b }')" 0.3 0.8 "museum-shop (200 ms) / museum-entrance (100 ms) on sets"
 
 step "--random-address-per-set: one address per beacon"
 rc_reset_hci0
@@ -31,9 +31,4 @@ kiosk_start own --config "$MUSEUM" --controller extended --random-address-per-se
 _sleep 3
 stop_bg own TERM
 "$BEACON_TX" start --config "$MUSEUM" --controller extended --random-address-per-set --dry-run --format hex > "$E2E_OUT/own.hex"
-for m in 1 2 3; do
-  a=$(sed -n 's/^01352007\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)$/\7:\6:\5:\4:\3:\2/p' "$E2E_OUT/own.hex" | sed -n "${m}p" | tr a-f A-F)
-  [ -n "$a" ] || fail "no LE Set Advertising Set Random Address for beacon $m in the dry run"
-  expect_adv_data -s hci1 -a "$a" "$(rc_data 1 "$m" "$( [ "$m" = 3 ] && echo c2 || echo c5)")"
-  echo "beacon 1.$m heard from $a"
-done
+onair_expect_set_addresses "$E2E_OUT/own.hex"

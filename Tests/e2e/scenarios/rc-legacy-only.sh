@@ -7,7 +7,7 @@
 # the shop at the shared interval), and `verify` passes on the live capture of the rotation.
 . "$(dirname "$0")/rc.inc"
 . "$(dirname "$0")/verify.inc"
-rc_rx
+onair_rx
 addr=$(bdaddr hci0)
 "$BEACON_TX" devices --json > "$E2E_OUT/devices.json" || fail "devices exited $?"
 "${E2E_PY[@]}" -c '
@@ -21,7 +21,7 @@ print("hci0: extendedAdvertising false")
 "$BEACON_TX" start --device hci0 --uuid "$RC_UUID" --major 1 --minor 2 --duration 2 > "$E2E_OUT/auto.log" 2>&1 || fail "auto exited $?"
 cat "$E2E_OUT/auto.log"
 _log_has "$E2E_OUT/auto.log" "(legacy commands" || fail "auto did not use legacy commands"
-expect_adv_data -s hci1 -a "$addr" "$(rc_data 1 2)"
+expect_adv_data -s hci1 -a "$addr" "$(ibeacon_data 1 2)"
 
 v_btmon_start
 kiosk_start rot --config "$REPO/Config/museum.json"
@@ -32,8 +32,8 @@ stop_bg rot TERM
 v_btmon_stop
 cat "$E2E_OUT/rot.log"
 _log_has "$E2E_OUT/rot.log" "(legacy commands, rotating every 200 ms" || fail "museum.json did not rotate on legacy commands"
-rc_onair --since "$t0" --until "$t1" --addr "$addr" --dwell 200 | tee "$E2E_OUT/onair-rot.txt"
-for m in 1 2 3; do rc_rate "1.$m" --since "$t0" --until "$t1" --addr "$addr"; rc_at_least "$RC_RATE" 1 "beacon 1.$m rotated"; done
+onair_log --since "$t0" --until "$t1" --addr "$addr" --dwell 200 | tee "$E2E_OUT/onair-rot.txt"
+for m in 1 2 3; do onair_rate "1.$m" --since "$t0" --until "$t1" --addr "$addr"; at_least "$ONAIR_RATE" 1 "beacon 1.$m rotated"; done
 v_verify live --config "$REPO/Config/museum.json"
 [ "$V_RC" = 0 ] || fail "verify of the rotation exited $V_RC: $(tail -n 1 "$E2E_OUT/live.err")"
 v_has live "PASS: 3 beacon(s) configured as expected"

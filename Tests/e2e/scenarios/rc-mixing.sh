@@ -9,7 +9,7 @@
 # - extended mode (a raw LE Set Extended Advertising Parameters) → a raw legacy one gets 0x0c;
 #   `start --controller legacy` exits 69; auto uses extended; `scan` on hci0 switches to extended.
 . "$(dirname "$0")/rc.inc"
-rc_rx
+onair_rx
 addr=$(bdaddr hci0)
 G=(--uuid "$RC_UUID" --major 1 --minor 2)
 LEGACY_PARAMS=(a0 00 a0 00 03 00 00 00 00 00 00 00 00 07 00)
@@ -33,7 +33,7 @@ wait_until 15 _has_line "$E2E_OUT/auto.log" 'beacon-tx: press Ctrl-C' || fail "a
 cat "$E2E_OUT/auto.log"
 _log_has "$E2E_OUT/auto.log" "Command Disallowed (0x0c); the controller is in legacy advertising mode, switching to legacy commands" || fail "no switch note"
 _log_has "$E2E_OUT/auto.log" "(legacy commands" || fail "auto did not end on legacy commands"
-expect_adv_data -s hci1 -a "$addr" "$(rc_data 1 2)"
+expect_adv_data -s hci1 -a "$addr" "$(ibeacon_data 1 2)"
 stop_bg auto TERM
 [ "$BG_RC" = 0 ] || fail "auto exited $BG_RC on SIGTERM"
 run_bg scan0 "$BEACON_TX" scan --device hci0 --duration 2

@@ -11,7 +11,7 @@
 # - SIGTERM under the slow controller: exit 0, nothing of ours heard after.
 . "$(dirname "$0")/rc.inc"
 btmgmt_cmd 0 clr-adv > /dev/null
-rc_rx
+onair_rx
 addr=$(bdaddr hci0)
 step "redundant disable: stop with nothing on air"
 for i in 1 2; do
@@ -24,7 +24,7 @@ step "slow completions: a kiosk of three"
 t0=$EPOCHREALTIME
 kiosk_start k --beacon "$RC_UUID:1:1" --beacon "$RC_UUID:1:2" --beacon "$RC_UUID:1:3"
 awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "start to press-Ctrl-C: %.2f s (each completion 0.5 s late)\n", b - a }'
-for m in 1 2 3; do expect_adv_data -s hci1 -a "$addr" -t 15 "$(rc_data 1 $m)"; done
+for m in 1 2 3; do expect_adv_data -s hci1 -a "$addr" -t 15 "$(ibeacon_data 1 $m)"; done
 pid=$KIOSK_PID
 _rearms() { local n=0 l; while IFS= read -r l; do [[ $l == *"re-armed"* ]] && n=$((n + 1)); done < "$E2E_OUT/k.log"; echo "$n"; }
 _rearms_above() { [ "$(_rearms)" -gt "$1" ]; }
@@ -43,7 +43,7 @@ for n in 1 3; do
     hciconfig hci0 up || true
     wait_until 45 _rearms_above "$before" || fail "not re-armed after hci0 came up: $(tail -n 4 "$E2E_OUT/k.log")"
   fi
-  for m in 1 2 3; do expect_adv_data -s hci1 -a "$addr" -t 30 "$(rc_data 1 $m)"; done
+  for m in 1 2 3; do expect_adv_data -s hci1 -a "$addr" -t 30 "$(ibeacon_data 1 $m)"; done
   kiosk_expect_alive k
 done
 [ "$KIOSK_PID" = "$pid" ] || fail "a different process"
@@ -52,4 +52,4 @@ step "SIGTERM"
 stop_bg k TERM
 [ "$BG_RC" = 0 ] || fail "exit $BG_RC after SIGTERM"
 scan_clear hci1
-expect_no_adv_data -s hci1 -a "$addr" "$(rc_data 1 1)"
+expect_no_adv_data -s hci1 -a "$addr" "$(ibeacon_data 1 1)"

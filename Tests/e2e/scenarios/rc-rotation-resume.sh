@@ -9,7 +9,7 @@
 . "$(dirname "$0")/rc.inc"
 # kernel instances an earlier scenario of the group left would take the instance (no bluetoothd here)
 btmgmt_cmd 0 clr-adv > /dev/null
-rc_rx
+onair_rx
 addr=$(bdaddr hci0)
 kiosk_start k --beacon "$RC_UUID:1:1" --beacon "$RC_UUID:1:2" --beacon "$RC_UUID:1:3" --controller legacy
 _sleep 1
@@ -22,7 +22,7 @@ t2=$EPOCHREALTIME
 n=0; while IFS= read -r l; do [[ $l == *"re-armed"* ]] && n=$((n + 1)); done < "$E2E_OUT/k.log"
 awk -v a="$t1" -v b="$t2" -v n="$n" 'BEGIN { printf "re-arms: %d, one disruption every %.2f s\n", n, (b - a) / 12 }'
 [ "$n" -ge 8 ] || fail "only $n re-arms for 12 resets"
-rc_onair --since "$t1" --until "$t2" --addr "$addr" | tee "$E2E_OUT/onair-resume.txt"
+onair_log --since "$t1" --until "$t2" --addr "$addr" | tee "$E2E_OUT/onair-resume.txt"
 # Judged by how often each beacon came on air (its runs at the receiver), not by its reports: each
 # re-arm leaves ~150 ms on air before the next reset, one or two advertising events, so the report
 # counts swing 2:1 with the event phase (9/4/7 in one CI run with 4 runs each). A rotation that

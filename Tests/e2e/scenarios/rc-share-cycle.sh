@@ -13,7 +13,7 @@
 . "$(dirname "$0")/rc.inc"
 . "$(dirname "$0")/cycle-windows.inc"
 rc_bluez
-rc_rx
+onair_rx
 rc_kernel_adv 1
 sock=/tmp/beacon-tx-notify.$$.sock   # the guest's tmpfs: 9p (E2E_OUT) cannot hold a socket
 notes=$E2E_OUT/notify.txt

@@ -14,9 +14,9 @@
 # and fails with a wrong major.
 . "$(dirname "$0")/rc.inc"
 # _rc_heard MAJOR.MINOR T: that beacon heard (from any address) since T.
-_rc_heard() { [[ $(rc_onair --since "$2" --any-addr 2> /dev/null) == *"beacon $1 "* ]]; }
+_rc_heard() { [[ $(onair_log --since "$2" --any-addr 2> /dev/null) == *"beacon $1 "* ]]; }
 rc_bluez
-rc_rx
+onair_rx
 rc_kernel_adv 1
 cat > "$E2E_OUT/share.json" <<JSON
 { "share": "auto", "rotation": 1000, "beacons": [
@@ -28,23 +28,23 @@ kiosk_start kiosk --config "$E2E_OUT/share.json" --verbose
 grep -E 'sharing it|as kernel advertising instances' "$E2E_OUT/kiosk.log" || fail "not shared: $(tail -n 5 "$E2E_OUT/kiosk.log")"
 _sleep 2
 t0=$EPOCHREALTIME; _sleep 12; t1=$EPOCHREALTIME
-rc_onair --since "$t0" --until "$t1" --any-addr "$(rc_ktag 1)" | tee "$E2E_OUT/onair.txt"
+onair_log --since "$t0" --until "$t1" --any-addr "$(rc_ktag 1)" | tee "$E2E_OUT/onair.txt"
 for b in 1.1 1.2; do
-  rc_rate "$b" --since "$t0" --until "$t1" --any-addr
-  echo "RATE beacon $b: $RC_RATE reports/s"
-  rc_at_least "$RC_RATE" 0.3 "beacon $b heard in the kernel's rotation"
+  onair_rate "$b" --since "$t0" --until "$t1" --any-addr
+  echo "RATE beacon $b: $ONAIR_RATE reports/s"
+  at_least "$ONAIR_RATE" 0.3 "beacon $b heard in the kernel's rotation"
 done
 rc_krate 1 --since "$t0" --until "$t1"
-echo "RATE kernel instance 1: $RC_RATE reports/s"
-rc_at_least "$RC_RATE" 0.3 "the kernel's instance heard in its rotation"
+echo "RATE kernel instance 1: $ONAIR_RATE reports/s"
+at_least "$ONAIR_RATE" 0.3 "the kernel's instance heard in its rotation"
 # Each one is back within a rotation: 3 instances (ours 1 s each, the kernel's 2 s) = 4 s, plus slack.
 while read -r l; do
   [[ $l == beacon* ]] || continue
   g=${l##*max_gap_s=}; g=${g%% *}
-  rc_between "$g" 0 6 "largest gap of ${l%% addr=*}"
+  between "$g" 0 6 "largest gap of ${l%% addr=*}"
 done < "$E2E_OUT/onair.txt"
 # The bytes on air are ours exactly: every report carrying our UUID is one of the two raw-mode payloads.
-want1=$(rc_data 1 1); want2=$(rc_data 1 2)
+want1=$(ibeacon_data 1 1); want2=$(ibeacon_data 1 2)
 while read -r l; do
   [[ $l == *e2c56db5dffb48d2b060d0f5a71096e0* ]] || continue
   d=${l##*data=}
@@ -72,11 +72,11 @@ stop_bg kiosk TERM
 [ "$BG_RC" = 0 ] || fail "exit $BG_RC"
 grep 'removed our kernel advertising instances' "$E2E_OUT/kiosk.log" || fail "no clean stop: $(tail -n 3 "$E2E_OUT/kiosk.log")"
 t4=$EPOCHREALTIME; _sleep 6; t5=$EPOCHREALTIME
-rc_onair --since "$t4" --until "$t5" --any-addr "$(rc_ktag 1)" | tee "$E2E_OUT/onair-after.txt"
+onair_log --since "$t4" --until "$t5" --any-addr "$(rc_ktag 1)" | tee "$E2E_OUT/onair-after.txt"
 grep -q '^beacon 1\.' "$E2E_OUT/onair-after.txt" && fail "our beacons still on air after stop"
 rc_krate 1 --since "$t4" --until "$t5"
-echo "RATE kernel instance 1 after stop: $RC_RATE reports/s"
-rc_at_least "$RC_RATE" 1 "the kernel's instance after our stop"
+echo "RATE kernel instance 1 after stop: $ONAIR_RATE reports/s"
+at_least "$ONAIR_RATE" 1 "the kernel's instance after our stop"
 _sleep 0.3
 stop_bg sbtmon INT
 # verify on the live capture, with the config as it ended (minor 3 after the reload).

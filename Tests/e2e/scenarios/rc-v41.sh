@@ -7,7 +7,7 @@
 # the floor, exit 78; the controller's own 0x12 is shown with a raw command; 100 ms is accepted and
 # heard; 50 ms connectable is accepted.
 . "$(dirname "$0")/rc.inc"
-rc_rx
+onair_rx
 addr=$(bdaddr hci0)
 G=(--uuid "$RC_UUID" --major 1 --minor 2)
 expect_status 0x12 hci0 0x08 0x0006 50 00 50 00 03 00 00 00 00 00 00 00 00 07 00
@@ -20,6 +20,6 @@ _log_has "$E2E_OUT/fifty.log" "interval 50.000 msec (0x0050) is below 100.000 ms
 sent=$(rc_sent fifty)
 [ -z "$sent" ] || fail "advertising commands were sent: $sent"
 "$BEACON_TX" start --device hci0 "${G[@]}" --interval 100 --duration 2 > "$E2E_OUT/hundred.log" 2>&1 || fail "100 ms exited $?"
-expect_adv_data -s hci1 -a "$addr" "$(rc_data 1 2)"
+expect_adv_data -s hci1 -a "$addr" "$(ibeacon_data 1 2)"
 "$BEACON_TX" start --device hci0 "${G[@]}" --interval 50 --connectable --duration 2 > "$E2E_OUT/connectable.log" 2>&1 ||
   fail "50 ms connectable exited $?: $(tail -n 2 "$E2E_OUT/connectable.log")"
