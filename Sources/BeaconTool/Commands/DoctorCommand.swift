@@ -79,12 +79,10 @@ enum DoctorCommand: Subcommand {
         }
         var adapters: [Adapter] = []
         var perDevice: [DoctorFinding] = []
-        // The config start would advertise (its first beacon names the static address a remedy suggests).
-        let kiosk = configPath(config, ctx).flatMap { path -> KioskConfiguration? in
-            var s = Settings()
-            do { _ = try ConfigFile.load(path, into: &s) } catch { return nil }
-            return s.kiosk
-        }
+        // The config start would advertise, read once: the config finding checks it, and its first
+        // beacon names the static address a remedy suggests.
+        let loaded = loadConfig(config, ctx)
+        let kiosk = try? loaded?.settings.get().kiosk
         for info in wanted {
             guard let host else { break }
             let (finding, caps) = adapterFinding(info, host, kiosk: kiosk, ctx)
@@ -104,7 +102,7 @@ enum DoctorCommand: Subcommand {
         findings.append(unitCapabilities(sys))
         findings.append(DoctorRules.bluetoothd(pids: bluetoothd))
         for kind in ["kernel-instances", "share-auto", "owner", "session"] { findings += perDevice.filter { $0.id == kind } }
-        findings.append(configFinding(config, adapters, only: only, ctx))
+        findings.append(configFinding(loaded, adapters, only: only))
         let pid1 = sys.text("/proc/1/comm")?.trimmingCharacters()
         findings.append(DoctorRules.units(pid1: pid1, show: pid1 == "systemd" ? systemctlShow(sys) : nil))
         return findings
@@ -329,17 +327,28 @@ enum DoctorCommand: Subcommand {
         return nil
     }
 
-    /// The config doctor checks: `--config`, else the packaged kiosk's when it exists.
-    static func configPath(_ given: FilePath?, _ ctx: ToolContext) -> FilePath? {
-        given ?? (ctx.system.readFile(defaultConfig) != nil ? FilePath(defaultConfig) : nil)
+    /// The config doctor checks (`--config`, else the packaged kiosk's when it exists), as read.
+    struct LoadedConfig {
+        var path: FilePath
+        var settings: Result<Settings, CLIError>
     }
 
-    static func configFinding(_ given: FilePath?, _ adapters: [Adapter], only: DeviceSelector?, _ ctx: ToolContext) -> DoctorFinding {
-        guard let path = configPath(given, ctx) else {
+    static func loadConfig(_ given: FilePath?, _ ctx: ToolContext) -> LoadedConfig? {
+        guard let path = given ?? (ctx.system.readFile(defaultConfig) != nil ? FilePath(defaultConfig) : nil) else { return nil }
+        var s = Settings()
+        do { _ = try ConfigFile.load(path, into: &s) } catch { return LoadedConfig(path: path, settings: .failure(error)) }
+        return LoadedConfig(path: path, settings: .success(s))
+    }
+
+    static func configFinding(_ loaded: LoadedConfig?, _ adapters: [Adapter], only: DeviceSelector?) -> DoctorFinding {
+        guard let loaded else {
             return DoctorFinding(id: "config", verdict: .ok, summary: "no config checked (none given with --config; \(defaultConfig) is absent)")
         }
-        var s = Settings()
-        do { _ = try ConfigFile.load(path, into: &s) } catch {
+        let path = loaded.path
+        let s: Settings
+        switch loaded.settings {
+        case let .success(settings): s = settings
+        case let .failure(error):
             return DoctorFinding(id: "config", verdict: .fail, summary: "\(path.display) is not valid: \(error.message)",
                                  detail: "start and the service exit \(error.code.rawValue) on it",
                                  remedy: "fix the field it names (beacon-tx dump-config --config \(path.display) shows the effective settings once valid)")
