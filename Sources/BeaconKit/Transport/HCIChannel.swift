@@ -122,6 +122,16 @@ public enum DeviceSelector: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The controller among `devices`; the error lists the others (with their addresses when this
+    /// names one by address).
+    public func find(in devices: [HCIDeviceInfo]) throws(TransportError) -> HCIDeviceInfo {
+        guard let info = devices.first(where: matches) else {
+            let others: [String] = devices.map { index == nil ? "\($0.name) (\($0.address))" : $0.name }
+            throw .noSuchDevice(description, available: others)
+        }
+        return info
+    }
+
     /// What a wait for this controller to be registered (up or down) waits for.
     public var registered: WantedDevice {
         switch self {

@@ -40,10 +40,8 @@ struct OpenedDevice {
         do { devices = try host.devices().sorted { $0.id < $1.id } } catch { throw CLIError(error) }
         let names = devices.map(\.name)
         if let selector = o.device {
-            guard let info = devices.first(where: selector.matches) else {
-                throw CLIError(TransportError.noSuchDevice(selector.description, available: selector.index == nil
-                    ? devices.map { "\($0.name) (\($0.address))" } : names))
-            }
+            let info: HCIDeviceInfo
+            do { info = try selector.find(in: devices) } catch { throw CLIError(error) }
             return try open(info, host, o, ctx)
         }
         guard !devices.isEmpty else { throw CLIError(TransportError.noSuchDevice("(any)", available: [])) }

@@ -119,12 +119,7 @@ enum StatusCommand: Subcommand {
     /// kernel's device list (where it is now).
     static func deviceName(_ selector: DeviceSelector, _ ctx: ToolContext) throws(CLIError) -> String {
         guard case .address = selector else { return selector.description }
-        let devices: [HCIDeviceInfo]
-        do { devices = try ctx.makeHost().devices() } catch { throw CLIError(error) }
-        guard let info = devices.first(where: selector.matches) else {
-            throw CLIError(TransportError.noSuchDevice(selector.description, available: devices.map { "\($0.name) (\($0.address))" }))
-        }
-        return info.name
+        do { return try selector.find(in: ctx.makeHost().devices()).name } catch { throw CLIError(error) }
     }
 
     static func run(_ a: ParsedArguments, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
