@@ -12,13 +12,14 @@ import Testing
 
     /// A scripted machine: `files` by path, `dirs` by path, `systemctl show` answer.
     static func machine(files: [String: String] = [:], dirs: [String: [String]] = [:], systemctl: String? = nil,
-                        uid: UInt32 = 0, rfkill: [UInt16: RFKillBlock] = [:]) -> SystemProbe {
+                        uid: UInt32 = 0, rfkill: [UInt16: RFKillBlock] = [:], kernelLog: String? = "") -> SystemProbe {
         var p = SystemProbe()
         p.readFile = { files[$0].map { Array($0.utf8) } }
         p.listDirectory = { dirs[$0] ?? [] }
         p.run = { argv in argv.first == "/usr/bin/systemctl" ? systemctl.map { (0, $0) } : nil }
         p.effectiveUID = { uid }
         p.rfkill = { rfkill[$0] }
+        p.kernelLog = { kernelLog }
         return p
     }
 
@@ -115,7 +116,7 @@ import Testing
         let h = FakeHost(devices: [C.device(0)], channels: [0: fake])
         h.openError = .permissionDenied(call: "bind", device: "hci0")
         h.control = kernel
-        let r = tool(["doctor"], host: h, system: Self.machine(files: ["/proc/self/status": Self.nobodyStatus], uid: 65534))
+        let r = tool(["doctor"], host: h, system: Self.machine(files: ["/proc/self/status": Self.nobodyStatus], uid: 65534, kernelLog: nil))
         #expect(r.code == 0, "nothing fails: \(r.out)")
         expectSnapshot(r.out, "doctor-nonroot.txt")
         #expect(r.out.contains("WARN  privileges"))

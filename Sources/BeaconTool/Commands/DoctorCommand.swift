@@ -77,6 +77,7 @@ enum DoctorCommand: Subcommand {
                 findings.append(DoctorFinding(id: "adapters", verdict: .ok, summary: "\(devices.count) controller\(devices.count == 1 ? "" : "s"): " + devices.map(\.name).joined(separator: ", ")))
             }
         }
+        findings += DoctorRules.firmware(log: sys.kernelLog(), devices: only == nil ? nil : wanted.map(\.name))
         var adapters: [Adapter] = []
         var perDevice: [DoctorFinding] = []
         // The config start would advertise, read once: the config finding checks it, and its first

@@ -33,7 +33,7 @@ struct DoctorReport {
     /// Bumped when a key changes meaning or goes; new keys and finding ids may be added within a version.
     static let schemaVersion = 1
     /// Every finding id, in report order: the schema's enum and the man page's list.
-    static let findingIDs = ["kernel-bluetooth", "adapters", "adapter", "rfkill", "power", "privileges", "unit-capabilities",
+    static let findingIDs = ["kernel-bluetooth", "adapters", "firmware", "adapter", "rfkill", "power", "privileges", "unit-capabilities",
                              "bluetoothd", "kernel-instances", "share-auto", "owner", "session", "config", "units"]
 
     var findings: [DoctorFinding]

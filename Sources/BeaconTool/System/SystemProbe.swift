@@ -19,6 +19,9 @@ struct SystemProbe {
     var effectiveUID: () -> UInt32 = { 0 }
     /// `hciN`'s rfkill switch (sysfs), nil when it has none.
     var rfkill: (UInt16) -> RFKillBlock? = { _ in nil }
+    /// The kernel log as far as it reaches back (`/dev/kmsg`, one record per line), nil when it
+    /// cannot be read (not root where kernel.dmesg_restrict is 1).
+    var kernelLog: () -> String? = { nil }
 
     /// Answers nothing: what the unit tests of other commands see.
     static var none: SystemProbe { SystemProbe() }
@@ -29,10 +32,31 @@ struct SystemProbe {
             listDirectory: { RFKillSwitch.listDirectory($0) },
             run: { Subprocess.run($0) },
             effectiveUID: { geteuid() },
-            rfkill: { RFKillSwitch.block(deviceID: $0) })
+            rfkill: { RFKillSwitch.block(deviceID: $0) },
+            kernelLog: { KernelLog.read() })
     }
 
     func text(_ path: String) -> String? { readFile(path).map { String(decoding: $0, as: UTF8.self) } }
+}
+
+/// `/dev/kmsg` from its oldest record: each read(2) returns one record (`6,812,5019,-;text` and
+/// its continuation lines); EPIPE says records were overwritten meanwhile (read on), EAGAIN that
+/// there is no more. At most 4 MiB.
+enum KernelLog {
+    static func read() -> String? {
+        let fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var log: [UInt8] = []
+        var record = [UInt8](repeating: 0, count: 8192)
+        while log.count < 4 << 20 {
+            let n = record.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR || errno == EPIPE { continue }
+            guard n > 0 else { break }
+            log += record[0..<n]
+        }
+        return String(decoding: log, as: UTF8.self)
+    }
 }
 
 /// posix_spawn with stdout into a pipe, stdin and stderr on /dev/null; waits for the child.
