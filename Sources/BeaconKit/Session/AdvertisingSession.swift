@@ -134,7 +134,7 @@ public final class AdvertisingSession: SessionShell {
         case let .rotate(to):
             guard let plan, plan.rotationSteps.indices.contains(to) else { return }
             do {
-                try runner.run(plan.rotationSteps[to])
+                try writeWhileAdvertising(plan.rotationSteps[to], plan)
                 send(.rotated(to: to))
             } catch {
                 send(.failed(.rotationStepFailed, .command(error), deviceDown: SessionError.command(error).isDeviceDown))
@@ -240,6 +240,33 @@ public final class AdvertisingSession: SessionShell {
             }
         }
     }
+
+    /// Writes to an instance that is on air (the rotation's next data). Some controllers refuse such
+    /// a write at times with Command Disallowed (noble/bleno #136, #157): then the instance is
+    /// disabled, written and enabled again, at most `pausedWriteAttempts` times, and a refusal after
+    /// that stands (the machine re-arms). Told once per run.
+    private func writeWhileAdvertising(_ step: PlannedCommand, _ plan: KioskPlan) throws(HCIError) {
+        do { try runner.run(step) } catch {
+            guard case .commandFailed(_, .commandDisallowed) = error else { throw error }
+            if !pausedWriteNoted {
+                pausedWriteNoted = true
+                log(.writeDisallowedWhileAdvertising(error, attempts: Self.pausedWriteAttempts))
+            }
+            var refusal = error
+            for _ in 0..<Self.pausedWriteAttempts {
+                do {
+                    for paused in plan.disable() + [step] + plan.reenable(plan.handles) { try runner.run(paused) }
+                    return
+                } catch {
+                    guard case .commandFailed(_, .commandDisallowed) = error else { throw error }
+                    refusal = error
+                }
+            }
+            throw refusal
+        }
+    }
+    static let pausedWriteAttempts = 2
+    private var pausedWriteNoted = false
 
     private func floorViolation(_ plan: KioskPlan) -> StartError? {
         plan.instanceOptions.flatMap { Advertiser.intervalFloorViolation(plan.family, $0, caps, device: device) }

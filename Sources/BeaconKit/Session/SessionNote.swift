@@ -11,6 +11,9 @@ public enum SessionNote: Equatable, Sendable {
     /// The controller lists the other family's commands but answered Unknown HCI Command: this family
     /// is used for the rest of the run (re-arms, reloads).
     case familyNotImplemented(HCIError, using: AdvertisingFamily)
+    /// The controller refused a write to an instance on air (Command Disallowed): the instance is
+    /// disabled around such writes, `attempts` times at most each time.
+    case writeDisallowedWhileAdvertising(HCIError, attempts: Int)
     /// Memory Capacity Exceeded: the beacons rotate on one set every `rotationMilliseconds`.
     case rotatingForCapacity(beacons: Int, rotationMilliseconds: Int)
     /// The kernel refused the extended pair (`opcode` with `status`): Add Advertising from now on.

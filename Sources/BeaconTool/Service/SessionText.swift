@@ -48,7 +48,7 @@ extension SessionMachine.Note {
         case let .rearmed(cause, ms):
             return "re-armed \(beacons) beacon(s) on \(device) after: \(cause.text(device: device)) (on air \(ms) ms after the event)"
         case let .rearmFailed(cause, error, retry):
-            return "re-arm after \(cause.text(device: device)) failed: \(error); retrying in \(retry) ms"
+            return "re-arm failed (after: \(cause.text(device: device))): \(error); retrying in \(retry) ms"
         case let .scheduleOver(lastCycle, duration):
             return lastCycle ? "the last cycle is over" : "the scheduled \(Milliseconds.seconds(duration)) s are over"
         case let .displacing(owner):
@@ -105,6 +105,8 @@ extension SessionNote {
         case let .familyNotImplemented(error, family):
             return "\(device): \(error); the controller lists \(family.other) advertising but does not implement it: "
                 + "using \(family) advertising commands for the rest of this run"
+        case let .writeDisallowedWhileAdvertising(error, attempts):
+            return "\(device): \(error) while advertising; such a write is now sent with the beacon disabled around it (at most \(attempts) tries, then a re-arm)"
         case let .rotatingForCapacity(count, ms):
             return "\(device): no free advertising set for each of \(count) beacons (Memory Capacity Exceeded); rotating them on one set every \(ms) ms"
         case let .addAdvertisingFallback(opcode, status):

@@ -24,6 +24,9 @@
 #   quirky        DEFAULT behind tools/quirkproxy.py (quirks redundant-disable,slow): Command
 #                 Disallowed to a disable of advertising that is not on (BCM4345), every completion
 #                 500 ms late; SIGUSR1 to the proxy: a Hardware Error
+#   flaky         DEFAULT behind tools/quirkproxy.py (quirk data-disallowed): every fourth write of
+#                 advertising data while advertising is answered Command Disallowed (bleno #136);
+#                 SIGUSR2 to the proxy (any kind): 5 s without an answer
 #
 # Notes: with -configuration RootCanal 1.13 listens only on the listed ports and each takes ONE
 # connection, so readiness is its "Listening on" log line, never a probe connection. Each bridge
@@ -40,7 +43,7 @@ _rc_log() { printf '%(%T)T.%s rootcanal: %s\n' -1 "${EPOCHREALTIME:11:3}" "$*"; 
 rc_config() {
   local c0
   case $1 in
-    default|ext-refused|quirky) c0='preset: DEFAULT' ;;
+    default|ext-refused|quirky|flaky) c0='preset: DEFAULT' ;;
     legacy-only|v41) c0='preset: DEFAULT features { le_extended_advertising: false }' ;;
     few-sets) c0='preset: LAIRD_BL654' ;;
     *) echo "rc_config: unknown controller kind '$1'" >&2; return 1 ;;
@@ -66,9 +69,10 @@ rc_up() {
   done
   p=$RC_PORT0
   case $kind in
-    v41|ext-refused|quirky)
+    v41|ext-refused|quirky|flaky)
       local quirks=$kind
       [ "$kind" = quirky ] && quirks=redundant-disable,slow
+      [ "$kind" = flaky ] && quirks=data-disallowed
       "${E2E_PY[@]}" -u "$E2E_DIR/tools/quirkproxy.py" "$RC_PROXY" "$RC_PORT0" "$quirks" > "$RUN_DIR/quirkproxy.log" 2>&1 &
       RC_PIDS+=($!)
       wait_until 10 _log_has "$RUN_DIR/quirkproxy.log" listening || { _rc_log "quirkproxy did not start"; return 1; }

@@ -23,8 +23,13 @@ CONTROLLER_PORT and forwards H4 packets both ways, except what the quirks change
 - `credit-nop`: every Command Complete and Command Status says Num_HCI_Command_Packets 0, and a NOP
   Command Complete (opcode 0x0000) gives the credit back 200 ms later (Vol 4, Part E, §7.7.14).
   Debian 12's kernel 6.1 does not bring such a controller up: its setup stops after the HCI Reset.
+- `data-disallowed`: every fourth LE Set Advertising Data (or LE Set Extended Advertising Data) sent
+  while that advertising is on is not forwarded and is answered Command Disallowed (0x0C), as some
+  controllers do at times (noble/bleno#136, #157); a write while it is off always goes through.
 Any quirks: SIGUSR1 sends the host a Hardware Error event (code 0x00; raspberrypi/linux#2832), and
-the kernel resets the controller. Logs 'listening ...' once ready and each rewrite on stderr.
+the kernel resets the controller. SIGUSR2 makes the controller stop answering for 5 s: the commands
+sent meanwhile are dropped, never answered (a UART controller's "command tx timeout": room-assistant
+#1158, raspberrypi/linux#4601); what it does on air goes on. Logs 'listening ...' once ready and each rewrite on stderr.
 """
 import signal
 import socket
@@ -80,7 +85,7 @@ def complete(opcode, status):
 def main():
     listen, controller = int(sys.argv[1]), int(sys.argv[2])
     quirks = set(sys.argv[3].split(",")) if len(sys.argv) > 3 else {"v41"}
-    unknown = quirks - {"v41", "ext-refused", "redundant-disable", "slow", "credit-nop"}
+    unknown = quirks - {"v41", "ext-refused", "redundant-disable", "slow", "credit-nop", "data-disallowed"}
     if unknown:
         sys.exit("quirkproxy: unknown quirk(s): %s" % ", ".join(sorted(unknown)))
     srv = socket.socket()
@@ -101,6 +106,14 @@ def main():
         threading.Thread(target=to_host, args=(bytes([4, 0x10, 1, 0x00]),), daemon=True).start()
 
     signal.signal(signal.SIGUSR1, hardware_error)
+    silent_until = 0.0
+
+    def silence(*_):
+        nonlocal silent_until
+        silent_until = time.monotonic() + 5.0
+        log("SIGUSR2: silent for 5 s")
+
+    signal.signal(signal.SIGUSR2, silence)
     legacy_on = False
     sets_on = set()
 
@@ -135,6 +148,17 @@ def main():
             return not any(p[6 + 4 * i] in sets_on for i in range(p[5]) if 6 + 4 * i < len(p))
         return False
 
+    writes_while_on = 0
+
+    def data_while_on(p):
+        """Advertising data written while that advertising is on (legacy, or the set's)."""
+        opcode = struct.unpack("<H", p[1:3])[0]
+        if opcode == 0x2008:
+            return legacy_on
+        if opcode == 0x2037 and len(p) >= 5:
+            return p[4] in sets_on
+        return False
+
     def completion(p):
         """A Command Complete or Status as the quirks deliver it (in the reading thread: in order)."""
         if "slow" in quirks:
@@ -164,6 +188,9 @@ def main():
     threading.Thread(target=up, daemon=True).start()
     for p in packets(host):  # host -> controller
         opcode = struct.unpack("<H", p[1:3])[0] if p[0] == 1 and len(p) >= 4 else None
+        if opcode is not None and time.monotonic() < silent_until:
+            log("silent: command 0x%04x dropped" % opcode)
+            continue
         if "v41" in quirks and opcode == LE_SET_ADV_PARAMS and len(p) >= 4 + 15:
             interval_min, adv_type = struct.unpack("<H", p[4:6])[0], p[8]
             if adv_type in (2, 3) and interval_min < 0xA0:
@@ -178,6 +205,13 @@ def main():
             log("command 0x%04x: a disable of advertising that is not on: answered Command Disallowed (0x0C)" % opcode)
             to_host(complete(opcode, COMMAND_DISALLOWED))
             continue
+        if "data-disallowed" in quirks and opcode is not None and data_while_on(p):
+            writes_while_on += 1
+            if writes_while_on % 4 == 0:
+                log("command 0x%04x: data written while advertising (write %d): answered Command Disallowed (0x0C)"
+                    % (opcode, writes_while_on))
+                to_host(complete(opcode, COMMAND_DISALLOWED))
+                continue
         if opcode is not None:
             track(p)
         ctl.sendall(p)
