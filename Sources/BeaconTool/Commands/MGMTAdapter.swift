@@ -129,6 +129,7 @@ final class MGMTAdapter: SessionAdapter {
         if let refused = ShareOptions.refusal(new, mode: new.share) { throw refused }
         let r: ReloadSummary
         do { r = try shared.reload(new.beacons.map(new.advertisement), dwellMilliseconds: new.rotationMilliseconds) } catch { throw CLIError(error) }
+        runner.timeoutMilliseconds = new.timeoutMilliseconds
         return SessionReload(summary: r, detail: " (kernel instances " + shared.plan.instances.map(String.init).joined(separator: ", ") + ")")
     }
 

@@ -65,6 +65,7 @@ final class RawHCIAdapter: SessionAdapter {
     func reload(_ new: Settings) throws(CLIError) -> SessionReload {
         do {
             let summary = try kiosk.reload(new.kiosk)
+            session.runner.timeoutMilliseconds = new.timeoutMilliseconds
             try? session.channel.setEventFilter(AdvertisingSession.inputFilter(for: new.kiosk).events)
             return SessionReload(summary: summary, detail: summary.restarted ? " (all restarted: the layout changed)" : "")
         } catch {

@@ -190,6 +190,28 @@ final class SessionLoop {
         return .success
     }
 
+    /// The keys a reload cannot apply to a running session: another controller, another mode, or
+    /// another schedule (`duration`, `cycle`) would be a new session. A change to any of them is
+    /// refused, naming each with its old and new value, before anything is sent. Every other key
+    /// takes effect: the beacons' keys through the adapter's reload, `timeout` on the next command,
+    /// `deviceTimeout` at the next unplug, `metrics` by moving the file.
+    static let fixedAtStart: [Setting] = [.device, .share, .duration, .cycle]
+
+    static func reloadRefusal(old: Settings, new: Settings) -> String? {
+        let changed = fixedAtStart.filter { $0.read(old) != $0.read(new) }
+        guard !changed.isEmpty else { return nil }
+        let what = changed.map { "\($0.key) \($0.read(old).compact) → \($0.read(new).compact)" }.joined(separator: ", ")
+        return "\(what): \(changed.count == 1 ? "this key takes" : "these keys take") effect only at a start (restart the session: systemctl restart, or start again)"
+    }
+
+    /// `metrics` changed: the old file goes (a textfile collector no longer reads a session that
+    /// moved away), the new one is written from the session as it is.
+    private func moveMetrics(to path: FilePath?) {
+        metrics?.remove()
+        metrics = KioskMetricsFile.make(path, device: adapter.device, ctx)
+        if let metrics { adapter.updateMetrics(metrics, settings) }
+    }
+
     /// SIGHUP: re-read the file (flags still override it). A bad file, or one the mode refuses, is
     /// logged and the old beacons stay.
     private func reload(_ path: String) -> Bool {
@@ -202,8 +224,13 @@ final class SessionLoop {
             ctx.warn("reload: \(path) lists no beacon; the previous beacons stay on air")
             return false
         }
+        if let refusal = Self.reloadRefusal(old: settings, new: new) {
+            ctx.log(.error, "beacon-tx: reload: \(refusal); the previous beacons stay on air")
+            return false
+        }
         do {
             let r = try adapter.reload(new)
+            if new.metrics != settings.metrics { moveMetrics(to: new.metrics) }
             settings = new
             let c = r.summary
             ctx.note("reloaded \(path): \(c.unchanged) unchanged, \(c.updated) updated, \(c.added) added, \(c.removed) removed" + r.detail)

@@ -67,7 +67,7 @@ enum ConfigReference {
     static let description = [
         "beacon-tx start --config FILE reads the beacons to advertise and the advertising settings from FILE; the systemd "
             + "units read /etc/beacon-tx/kiosk.json (beacon-tx.service) and /etc/beacon-tx/hciN.json (beacon-tx@hciN.service), and "
-            + "SIGHUP makes a foreground start read the file again. dump-config and verify read the same file, stop takes its "
+            + "SIGHUP makes a foreground start read the file again (every key takes effect but device, share, duration and cycle, whose change the reload refuses by name: they take effect at a start). dump-config and verify read the same file, stop takes its "
             + "device, advertisingSet and timeout, and scan --expect its beacons. The top-level keys are the settings of start: "
             + "each has a flag of the same meaning, and the flag parser, this reader, dump-config and --help all read one table.",
         "beacon-tx dump-config --config FILE prints the effective config (defaults, then the file, then flags) as a config this "

@@ -244,6 +244,13 @@ final class KioskMetricsFile {
         save(next)
     }
 
+    /// The session's metrics move elsewhere (a reload changed `metrics`): the file written here goes.
+    func remove() {
+        guard written != nil else { return }
+        unlink(path.display)
+        written = nil
+    }
+
     private func save(_ next: KioskMetrics) {
         var next = next
         if next.onAirShape != metrics.onAirShape { next.lastChange = ctx.wallClockSeconds() }
