@@ -76,8 +76,8 @@ struct FirmwareLoadFailure: Equatable {
                 listing = device
             } else if text.hasPrefix("BCM: Patch "), text.hasSuffix(" not found") {
                 add(device, .broadcom, Self.word(after: "BCM: Patch ", in: text))
-            } else if text.hasPrefix("RTL: "), text.hasSuffix(" not found"), text.contains("file ") {
-                add(device, .realtek, Self.word(after: "file ", in: text))
+            } else if text.hasPrefix("RTL: "), text.hasSuffix(" not found"), let file = Self.word(after: "file ", in: text) {
+                add(device, .realtek, file)
             } else if text.hasPrefix("Failed to load Intel firmware file") {
                 add(device, .intel, Self.word(after: "Failed to load Intel firmware file ", in: text).flatMap { $0.hasPrefix("(") ? nil : $0 })
             } else if let file = Self.word(after: "Direct firmware load for ", in: text) ?? Self.word(after: "firmware: failed to load ", in: text) {
