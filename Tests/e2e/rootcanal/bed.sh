@@ -4,7 +4,7 @@
 # Google's RootCanal (the Android virtual controller) models the link layer as the Core spec writes
 # it: the legacy/extended mixing rule, every advertising event delivered to scanners, a limited
 # number of advertising sets. One RootCanal process serves both controllers; each one is joined to
-# the guest kernel's /dev/vhci by Bumble's hci_bridge, so hci0 and hci1 are ordinary kernel
+# the guest kernel's /dev/vhci by tools/vhci-bridge.py, so hci0 and hci1 are ordinary kernel
 # controllers on one virtual air (beacon-tx on hci0, the receiver on hci1).
 #
 #   rc_up KIND     starts RootCanal and the two bridges, brings hci0/hci1 up (~45 s under TCG)
@@ -56,7 +56,7 @@ _rc_listening() { _log_has "$RC_LOG" "Listening on: $1 "; }
 rc_up() {
   local kind=$1 conf i p
   # shellcheck source=/dev/null
-  . "$RC_ENV"                       # RC_BIN RC_LIB RC_PY
+  . "$RC_ENV"                       # RC_BIN RC_LIB
   conf=$(rc_config "$kind") || return 1
   RC_LOG=$RUN_DIR/rootcanal-$kind.log
   : > "$RC_LOG"
@@ -80,8 +80,9 @@ rc_up() {
   esac
   i=0
   for p in $p $RC_PORT1; do
-    PYTHONDONTWRITEBYTECODE=1 "$RC_PY" -m bumble.apps.hci_bridge "tcp-client:127.0.0.1:$p" vhci \
-      > "$RUN_DIR/rootcanal-bridge$i.log" 2>&1 &
+    # tools/vhci-bridge.py, not Bumble's hci_bridge: that one closed /dev/vhci (and so unregistered
+    # hciN for good) when the kernel refused a late event with ENXIO after a power off (issue 45)
+    "${E2E_PY[@]}" -u "$E2E_DIR/tools/vhci-bridge.py" "$p" > "$RUN_DIR/rootcanal-bridge$i.log" 2>&1 &
     RC_PIDS+=($!)
     wait_until 60 test -e "/sys/class/bluetooth/hci$i" || { _rc_log "hci$i did not appear"; return 1; }
     i=$((i + 1))

@@ -6,7 +6,7 @@
 # every command dropped for 5 s) in front of RootCanal DEFAULT. Config/museum.json with --controller
 # legacy rotates three beacons every 200 ms, so the silence meets a swap: it times out, the session
 # retries every second, never exits, and once the controller answers again the same process re-arms
-# and every beacon is heard again in turn (each at least once a second over 5 s), twice in a row.
+# and every beacon is heard again in turn (each at least once a second over 5 s).
 . "$(dirname "$0")/rc.inc"
 MUSEUM=$REPO/Config/museum.json
 btmgmt_cmd 0 clr-adv > /dev/null
@@ -15,8 +15,8 @@ addr=$(bdaddr hci0)
 kiosk_start rot --config "$MUSEUM" --controller legacy
 _rearms() { local n=0 l; while IFS= read -r l; do [[ $l == *"re-armed"* ]] && n=$((n + 1)); done < "$E2E_OUT/rot.log"; echo "$n"; }
 _rearms_above() { [ "$(_rearms)" -gt "$1" ]; }
-for round in 1 2; do
-  step "silent for 5 s ($round)"
+for round in 1; do   # one round: CI time (two rounds passed alike)
+  step "silent for 5 s"
   before=$(_rearms)
   ts=$EPOCHREALTIME
   pkill -USR2 -f quirkproxy.py

@@ -4,7 +4,7 @@
 
     quirkproxy.py LISTEN_PORT CONTROLLER_PORT QUIRK[,QUIRK...]
 
-Accepts one connection on 127.0.0.1:LISTEN_PORT (Bumble's hci_bridge), connects to RootCanal's
+Accepts one connection on 127.0.0.1:LISTEN_PORT (tools/vhci-bridge.py), connects to RootCanal's
 CONTROLLER_PORT and forwards H4 packets both ways, except what the quirks change:
 - `v41`, a Core 4.1 controller: Read Local Version Information's Command Complete says HCI_Version
   and LMP_Version 7; LE Set Advertising Parameters with Advertising_Type ADV_SCAN_IND (2) or

@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# e2e-controllers: rootcanal legacy-only
+# e2e-timeout: 420
+# rc-share-power-cycles (issue 45): the Raspberry Pi's common path, power-cycled. On the legacy-only
+# controller bluetoothd manages, with a kernel instance (`btmgmt add-adv 1`), a kiosk of three
+# beacons that `--share auto` makes kernel instances; then `btmgmt power off; sleep 0.5; btmgmt
+# power on` ten times, 4 s apart. After each cycle hci0 is still registered, the same process runs,
+# and every beacon of ours is heard again within the kernel's rotation (4 instances, ~5 s) plus 1 s.
+# The kernel log (dmesg) and btmon -M of the whole run are kept (btmon-mgmt.txt).
+. "$(dirname "$0")/rc.inc"
+rc_bluez
+onair_rx
+rc_kernel_adv 1
+run_bg mon btmon -M
+cat > "$E2E_OUT/share.json" <<JSON
+{ "share": "auto", "rotation": 1000, "beacons": [
+  { "uuid": "$RC_UUID", "major": 1, "minor": 1 }, { "uuid": "$RC_UUID", "major": 1, "minor": 2 },
+  { "uuid": "$RC_UUID", "major": 1, "minor": 3 } ] }
+JSON
+kiosk_start k --config "$E2E_OUT/share.json" --device-timeout 20
+grep -E 'as kernel advertising instances' "$E2E_OUT/k.log" || fail "not shared: $(tail -n 5 "$E2E_OUT/k.log")"
+pid=$KIOSK_PID
+_registered() { [ -e /sys/class/bluetooth/hci0 ]; }
+_all_heard_after() {
+  local out
+  out=$(onair_log --since "$1" --any-addr 2> /dev/null) || return 1
+  [[ $out == *"beacon 1.1 "* && $out == *"beacon 1.2 "* && $out == *"beacon 1.3 "* ]]
+}
+worst=0
+for i in $(seq 10); do
+  btmgmt_cmd 0 power off > /dev/null
+  _sleep 0.5
+  btmgmt_cmd 0 power on > /dev/null
+  t=$EPOCHREALTIME
+  _sleep 1
+  _registered || { dmesg | tail -n 20; fail "cycle $i: hci0 is gone from /sys/class/bluetooth"; }
+  wait_until 6 _all_heard_after "$t" || {
+    dmesg | tail -n 20; tail -n 5 "$E2E_OUT/k.log"
+    fail "cycle $i: not every beacon heard within 6 s of power on"
+  }
+  d=$(awk -v a="$t" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+  echo "cycle $i: hci0 registered, every beacon heard within $d s"
+  worst=$(awk -v a="$worst" -v b="$d" 'BEGIN { print (b > a) ? b : a }')
+  kiosk_expect_alive k
+  _sleep 2
+done
+echo "worst: $worst s"
+[ "$KIOSK_PID" = "$pid" ] || fail "a different process"
+dmesg | grep -iE 'hci0|bluetooth' | tail -n 15
+stop_bg k TERM
+[ "$BG_RC" = 0 ] || fail "exit $BG_RC after SIGTERM"
