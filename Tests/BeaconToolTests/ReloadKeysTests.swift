@@ -76,7 +76,7 @@ import Testing
         h.deliver(HCIReceive.signal(1))
         #expect(h.stderr.contains("reloaded"), "\(h.stderr)")
         let adapter = try #require(h.loop.adapter as? RawHCIAdapter)
-        #expect(adapter.session.runner.timeoutMilliseconds == 500)
+        #expect(adapter.opened.runner.timeoutMilliseconds == 500)
     }
 
     @Test func metricsMovesTheFile() throws {

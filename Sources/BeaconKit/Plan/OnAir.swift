@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-/// Which of our beacons are on air: one projection of the controller's (or the kernel's) state and
-/// the plan, for every reader (the session, the metrics, `verify`, `verify` of the sharing mode).
+/// Which of our beacons are on air: a projection of the controller's (or the kernel's) state and the
+/// plan, as `verify` replays a capture (raw HCI and the sharing mode). The running session does not
+/// read it: its machine's phase says whether the plan is on air, and STATUS, the state file and the
+/// metrics report from that phase and the plan.
 ///
 /// Raw HCI: a beacon is on air when its placement (the legacy instance or its set) is enabled and
 /// holds its advertising data. In a rotation several beacons share one placement and only the one in
@@ -54,36 +56,6 @@ public struct KernelInstancePlacement: Hashable, Sendable {
         self.instance = instance
         self.data = data
     }
-}
-
-/// The kernel's advertising instances on one controller as the MGMT commands it accepted leave them
-/// (Add Advertising, Add Extended Advertising Parameters and Data, Remove Advertising; BlueZ
-/// doc/mgmt-api.txt): each instance and the advertising data it holds. Pure: commands in, state out.
-public struct KernelAdvertisingInstances: Hashable, Sendable {
-    /// Instance → its advertising data (empty: parameters added, no data yet).
-    public private(set) var data: [UInt8: [UInt8]] = [:]
-
-    public init() {}
-
-    /// Applies `command` as accepted (answered Success); other commands change nothing. Parameters
-    /// alone register the instance and leave the data it holds; Remove Advertising of instance 0
-    /// removes every instance.
-    public mutating func apply(_ command: MGMTCommand) {
-        guard let instance = command.instance else { return }
-        switch command.opcode {
-        case .addAdvertising, .addExtendedAdvertisingData:
-            data[instance] = command.advertisingData ?? []
-        case .addExtendedAdvertisingParameters:
-            if data[instance] == nil { data[instance] = [] }
-        case .removeAdvertising:
-            if instance == 0 { data = [:] } else { data[instance] = nil }
-        default:
-            break
-        }
-    }
-
-    /// The kernel removed `instance` (Advertising Removed: its duration ran out, another program).
-    public mutating func removed(_ instance: UInt8) { data[instance] = nil }
 }
 
 extension KioskPlan {

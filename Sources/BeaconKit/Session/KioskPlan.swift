@@ -134,6 +134,11 @@ public enum KioskLayout: Hashable, Sendable {
     case sets([UInt8])
     /// One advertising instance whose data is replaced every `rotation` ms, without disabling it.
     case rotation(handle: UInt8)
+
+    public var isRotation: Bool {
+        if case .rotation = self { return true }
+        return false
+    }
 }
 
 /// The commands of a kiosk: start (every beacon on air), stop, the data swaps of a rotation, and the

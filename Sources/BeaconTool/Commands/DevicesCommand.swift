@@ -124,9 +124,9 @@ enum DevicesCommand: Subcommand {
     static let privilegeProblem = "HCI version, LE and advertising support need CAP_NET_RAW (they are read from the controller)"
 
     static func capabilities(_ info: HCIDeviceInfo, _ host: HCIHost, timeout: Int, verbose: Bool, _ ctx: ToolContext) throws(CLIError) -> ControllerCapabilities {
-        let session = try OpenedDevice.open(info, host, .init(device: .index(info.id), timeoutMilliseconds: timeout, verbose: verbose), ctx)
-        var caps = session.caps
-        do { try Advertiser.readAdvertisingSetLimits(session.runner, into: &caps) } catch { throw CLIError(error) }
+        let opened = try OpenedDevice.open(info, host, .init(device: .index(info.id), timeoutMilliseconds: timeout, verbose: verbose), ctx)
+        var caps = opened.caps
+        do { try Advertiser.readAdvertisingSetLimits(opened.runner, into: &caps) } catch { throw CLIError(error) }
         return caps
     }
 

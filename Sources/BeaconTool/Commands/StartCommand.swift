@@ -258,53 +258,53 @@ enum StartCommand: Subcommand {
             waited?.failed(error.message)
             throw error
         }
-        guard let session = open else {
+        guard let opened = open else {
             waited?.stopped()
             return .done(.success)
         }
         let service: ServiceReporter
-        if let waited, waited.device == session.name {
+        if let waited, waited.device == opened.name {
             service = waited
-            service.address = session.info.address
+            service.address = opened.info.address
         } else {
             waited?.stopped()
-            service = ServiceReporter(ctx, device: session.name, address: session.info.address)
+            service = ServiceReporter(ctx, device: opened.name, address: opened.info.address)
         }
-        if let signal = session.runner.pendingSignal {
-            ctx.note("signal \(signal) before advertising started on \(session.name); nothing was changed")
+        if let signal = opened.runner.pendingSignal {
+            ctx.note("signal \(signal) before advertising started on \(opened.name); nothing was changed")
             return .done(.success)
         }
         let family: AdvertisingFamily
-        do { family = try Advertiser.chooseFamily(s.controller, session.caps, device: session.name) } catch { throw CLIError(error) }
-        var caps = session.caps
-        if !detach, try MGMTAdapter.decide(s, family: family, session, caps, ctx) {
-            let loop = SessionLoop(adapter: try MGMTAdapter(session: session, settings: s, arguments: a, ctx: ctx), settings: s,
+        do { family = try Advertiser.chooseFamily(s.controller, opened.caps, device: opened.name) } catch { throw CLIError(error) }
+        var caps = opened.caps
+        if !detach, try MGMTAdapter.decide(s, family: family, opened, caps, ctx) {
+            let loop = SessionLoop(adapter: try MGMTAdapter(opened: opened, settings: s, arguments: a, ctx: ctx), settings: s,
                                    arguments: a, ctx: ctx, service: service)
             return .loop(loop)
         }
-        notes(s, family: family, session, ctx)
+        notes(s, family: family, opened, ctx)
         if family == .extended, s.beacons.count > 1 {
             // The number of sets decides between one set per beacon and rotation (an extended command:
             // sent only once the extended family is chosen).
-            do { try Advertiser.readAdvertisingSetLimits(session.runner, into: &caps) } catch { throw CLIError(error) }
-            for bad in caps.implausible { ctx.warn("\(session.name): \(bad.text)") }
+            do { try Advertiser.readAdvertisingSetLimits(opened.runner, into: &caps) } catch { throw CLIError(error) }
+            for bad in caps.implausible { ctx.warn("\(opened.name): \(bad.text)") }
         }
         // Never AdvA 00:00:00:00:00:00: a controller without a public address advertises from a
         // random static one.
-        let own = OwnAddress.choose(session.info, s.kiosk, ctx.system)
-        if let own { ctx.note(own.note(device: session.name)) }
+        let own = OwnAddress.choose(opened.info, s.kiosk, ctx.system)
+        if let own { ctx.note(own.note(device: opened.name)) }
         // The session chooses the family again from the same settings (auto stays auto, so a
         // re-arm may switch family once on Command Disallowed).
-        let kiosk = AdvertisingSession(configuration: s.kiosk, caps: caps, device: session.name, deviceID: session.info.id,
+        let kiosk = AdvertisingSession(configuration: s.kiosk, caps: caps, device: opened.name, deviceID: opened.info.id,
                                        ownRandomAddress: own?.address,
-                                       runner: session.runner, now: ctx.monotonicMilliseconds, log: { _ in })
+                                       runner: opened.runner, now: ctx.monotonicMilliseconds, log: { _ in })
         kiosk.log = { [ctx, unowned kiosk] in ctx.note($0.text(device: kiosk.device, beacons: kiosk.configuration.beacons.count)) }
         kiosk.policy.schedule = s.schedule
-        kiosk.kernelInstances = KernelInstanceHandBack.kernelInstances(session, family: family, timeout: s.timeoutMilliseconds,
+        kiosk.kernelInstances = KernelInstanceHandBack.kernelInstances(opened, family: family, timeout: s.timeoutMilliseconds,
                                                                        verbose: a.has("--verbose"), ctx)
         do { try kiosk.start() } catch {
             if case let .plan(p) = error { throw s.planError(p) }
-            throw CLIError(error, device: session.name)
+            throw CLIError(error, device: opened.name)
         }
         ctx.note(onAirText(kiosk, s))
         planNotes(kiosk, s, ctx)
@@ -316,16 +316,16 @@ enum StartCommand: Subcommand {
                          + "instances the kernel drops and removes ours at stop): the detached beacon holds the instance until the kernel next writes its own")
             }
             let setHint = kiosk.plan.map { $0.family == .extended && s.advertisingSet != nil ? " --advertising-set \(s.advertisingSet ?? 0)" : "" } ?? ""
-            ctx.note("detached; the controller keeps advertising until 'beacon-tx stop --device \(session.name)\(setHint)' (nothing re-arms or reloads detached beacons)")
+            ctx.note("detached; the controller keeps advertising until 'beacon-tx stop --device \(opened.name)\(setHint)' (nothing re-arms or reloads detached beacons)")
             return .done(.success)
         }
-        let loop = SessionLoop(adapter: try RawHCIAdapter(session: session, kiosk: kiosk, settings: s, arguments: a, ctx: ctx), settings: s,
+        let loop = SessionLoop(adapter: try RawHCIAdapter(opened: opened, kiosk: kiosk, settings: s, arguments: a, ctx: ctx), settings: s,
                                arguments: a, ctx: ctx, service: service)
         return .loop(loop)
     }
 
     /// The notes of a live start that do not depend on the plan.
-    static func notes(_ s: Settings, family: AdvertisingFamily, _ session: OpenedDevice, _ ctx: ToolContext) {
+    static func notes(_ s: Settings, family: AdvertisingFamily, _ opened: OpenedDevice, _ ctx: ToolContext) {
         if family == .legacy, s.beacons.contains(where: { (($0.txPower ?? s.txPower) != nil) }) {
             ctx.warn("--tx-power is ignored: legacy advertising commands carry no tx power")
         }

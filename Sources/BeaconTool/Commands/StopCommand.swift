@@ -21,16 +21,16 @@ enum StopCommand: Subcommand {
         var s = Settings()
         if let path = a.path("--config") { _ = try ConfigFile.load(path, into: &s) }
         try s.apply(settings, from: a)
-        let session = try OpenedDevice.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose")), ctx)
+        let opened = try OpenedDevice.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose")), ctx)
         // A foreground session owns the device: stop it (it would put its beacons back) and let it
         // run its own stop plan; the stop below then only confirms.
-        let owner = try ctx.stopOwner(of: session.name)
+        let owner = try ctx.stopOwner(of: opened.name)
         defer { owner?.lock?.release() }
-        do { try Advertiser.stopActive(session.runner, caps: session.caps, advertisingHandles: handles(s)) } catch { throw CLIError(error) }
+        do { try Advertiser.stopActive(opened.runner, caps: opened.caps, advertisingHandles: handles(s)) } catch { throw CLIError(error) }
         if let owner {
-            ctx.note("stopped the beacon-tx session of pid \(owner.pid) on \(session.name) (it ran its stop plan); advertising is off on \(session.name)")
+            ctx.note("stopped the beacon-tx session of pid \(owner.pid) on \(opened.name) (it ran its stop plan); advertising is off on \(opened.name)")
         } else {
-            ctx.note("advertising is off on \(session.name)")
+            ctx.note("advertising is off on \(opened.name)")
         }
         return .success
     }

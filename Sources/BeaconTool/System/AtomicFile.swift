@@ -54,11 +54,12 @@ enum AtomicFile {
         for _ in 0..<16 {
             let suffix = (0..<8).map { _ in alphabet[Int.random(in: 0..<alphabet.count)] }
             let temporary = FilePath(path.bytes + Array(".tmp-".utf8) + suffix)
-            let fd = FileIO.withCPath(temporary) { open($0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644) }
-            if fd >= 0 { return (fd, temporary) }
-            last = Errno(errno)
-            if last.code == EINTR || last.code == EEXIST { continue }
-            break
+            do {
+                return (try systemCall { FileIO.withCPath(temporary) { open($0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644) } }, temporary)
+            } catch {
+                last = error
+                if error.code != EEXIST { break }
+            }
         }
         throw CLIError(.cantCreate, "\(name): \(last)")
     }

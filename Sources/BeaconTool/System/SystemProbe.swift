@@ -4,6 +4,7 @@ import Glibc
 #endif
 import BeaconKit
 import HCISocket
+import SystemCalls
 
 /// What `doctor` and `status` look at besides the Bluetooth sockets: small files (`/proc`, sysfs,
 /// the installed units), directory listings, the rfkill switches, the effective uid and, for
@@ -50,8 +51,11 @@ enum KernelLog {
         var log: [UInt8] = []
         var record = [UInt8](repeating: 0, count: 8192)
         while log.count < 4 << 20 {
-            let n = record.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR || errno == EPIPE { continue }
+            let n: Int
+            do { n = try systemCall { record.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) } } } catch {
+                if error.code == EPIPE { continue }
+                break
+            }
             guard n > 0 else { break }
             log += record[0..<n]
         }
@@ -87,15 +91,13 @@ enum Subprocess {
         }
         var output: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while output.count < 1 << 20 {
-            let n = buffer.withUnsafeMutableBytes { read(pipeEnds[0], $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { break }
+        while output.count < 1 << 20,
+              let n = try? systemCall({ buffer.withUnsafeMutableBytes { read(pipeEnds[0], $0.baseAddress, $0.count) } }), n > 0 {
             output += buffer[0..<n]
         }
         close(pipeEnds[0])
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        _ = try? systemCall { waitpid(pid, &status, 0) }
         // WIFEXITED / WEXITSTATUS, spelled out (the macros are not imported).
         let exited = status & 0x7f == 0
         return (exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), String(decoding: output, as: UTF8.self))

@@ -7,14 +7,14 @@ import BeaconKit
 enum KernelInstanceHandBack {
     /// Before `start` on a controller without extended advertising (one instance): the kernel's
     /// advertising instances (MGMT Read Advertising Features), nil when they cannot be read.
-    static func kernelInstances(_ session: OpenedDevice, family: AdvertisingFamily, timeout: Int, verbose: Bool,
+    static func kernelInstances(_ opened: OpenedDevice, family: AdvertisingFamily, timeout: Int, verbose: Bool,
                                 _ ctx: ToolContext) -> [UInt8]? {
-        guard family == .legacy, !session.caps.supports(.extended) else { return nil }
-        switch KernelAdvertising.read(session.host, index: session.info.id, timeout: timeout, verbose: verbose, ctx) {
+        guard family == .legacy, !opened.caps.supports(.extended) else { return nil }
+        switch KernelAdvertising.read(opened.host, index: opened.info.id, timeout: timeout, verbose: verbose, ctx) {
         case let .success(features):
             return features.instances.sorted()
         case let .failure(error):
-            if verbose { ctx.log(.debug, "beacon-tx: \(session.name): the kernel's advertising instances are not known (\(error))") }
+            if verbose { ctx.log(.debug, "beacon-tx: \(opened.name): the kernel's advertising instances are not known (\(error))") }
             return nil
         }
     }
@@ -25,12 +25,12 @@ enum KernelInstanceHandBack {
     /// write its instance 0 (its own Flags), and off makes it schedule its instances again, writing
     /// their data because it now differs from the cache (mgmt.c set_advertising_complete). Skipped when
     /// the Advertising setting is already on (the kernel advertises instance 0 then, not its instances).
-    static func handBack(_ kiosk: AdvertisingSession, _ session: OpenedDevice, timeout: Int, verbose: Bool, _ ctx: ToolContext) {
+    static func handBack(_ kiosk: AdvertisingSession, _ opened: OpenedDevice, timeout: Int, verbose: Bool, _ ctx: ToolContext) {
         guard kiosk.needsKernelHandBack else { return }
-        let index = session.info.id
+        let index = opened.info.id
         let channel: MGMTChannel
-        do { channel = try session.host.openControl(watchSignals: false) } catch {
-            ctx.warn("\(session.name): the kernel's advertising could not be handed back (\(error)); it returns when the kernel next writes it")
+        do { channel = try opened.host.openControl(watchSignals: false) } catch {
+            ctx.warn("\(opened.name): the kernel's advertising could not be handed back (\(error)); it returns when the kernel next writes it")
             return
         }
         defer { channel.close() }
@@ -41,9 +41,9 @@ enum KernelInstanceHandBack {
             guard !info.currentSettings.contains(.advertising) else { return }
             try runner.run(MGMTCommand(.setAdvertising, index: index, [0x01]))
             try runner.run(MGMTCommand(.setAdvertising, index: index, [0x00]))
-            ctx.note("\(session.name): the advertising instance is handed back to the kernel (MGMT Set Advertising on and off: it writes its instances again)")
+            ctx.note("\(opened.name): the advertising instance is handed back to the kernel (MGMT Set Advertising on and off: it writes its instances again)")
         } catch {
-            ctx.warn("\(session.name): the kernel's advertising could not be handed back (\(error)); it returns when the kernel next writes it")
+            ctx.warn("\(opened.name): the kernel's advertising could not be handed back (\(error)); it returns when the kernel next writes it")
         }
     }
 }

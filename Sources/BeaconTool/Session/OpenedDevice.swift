@@ -55,10 +55,10 @@ struct OpenedDevice {
                 continue
             }
             do {
-                let session = try open(info, host, o, ctx)
-                if !o.requireLE || session.caps.supportsLE {
+                let opened = try open(info, host, o, ctx)
+                if !o.requireLE || opened.caps.supportsLE {
                     if !skipped.isEmpty { ctx.note(skipped.joined(separator: "; ") + "; using \(info.name)") }
-                    return session
+                    return opened
                 }
                 skipped.append("\(info.name) has no LE")
             } catch {

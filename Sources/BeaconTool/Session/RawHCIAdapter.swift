@@ -6,34 +6,34 @@ import BeaconKit
 /// KioskPlan, the family and capacity fallbacks and the hand-back); a reload updates in place or
 /// restarts; an unplugged controller is waited for on the host and a new runner attached.
 final class RawHCIAdapter: SessionAdapter {
-    private(set) var session: OpenedDevice
+    private(set) var opened: OpenedDevice
     let kiosk: AdvertisingSession
     let arguments: ParsedArguments
     let ctx: ToolContext
 
-    init(session: OpenedDevice, kiosk: AdvertisingSession, settings: Settings, arguments: ParsedArguments, ctx: ToolContext) throws(CLIError) {
-        self.session = session
+    init(opened: OpenedDevice, kiosk: AdvertisingSession, settings: Settings, arguments: ParsedArguments, ctx: ToolContext) throws(CLIError) {
+        self.opened = opened
         self.kiosk = kiosk
         self.arguments = arguments
         self.ctx = ctx
-        try Self.watch(session.channel, settings)
+        try Self.watch(opened.channel, settings)
     }
 
     var device: String { kiosk.device }
-    var address: String { session.info.address }
+    var address: String { opened.info.address }
     var machine: SessionMachine { kiosk.machine }
     var onChange: ((SessionPhase) -> Void)? {
         get { kiosk.onPhaseChange }
         set { kiosk.onPhaseChange = newValue }
     }
 
-    func takePendingSignal() -> Int32? { session.runner.takePendingSignal() }
+    func takePendingSignal() -> Int32? { opened.runner.takePendingSignal() }
 
     func receive(timeoutMilliseconds: Int) throws(CLIError) -> SessionWake {
         let received: HCIReceive
-        do { received = try session.channel.receive(timeoutMilliseconds: timeoutMilliseconds) } catch {
+        do { received = try opened.channel.receive(timeoutMilliseconds: timeoutMilliseconds) } catch {
             guard deviceIsRegistered else {
-                kiosk.handle(.event(StackInternalDeviceEvent(kind: .unregistered, deviceID: session.info.id).event))
+                kiosk.handle(.event(StackInternalDeviceEvent(kind: .unregistered, deviceID: opened.info.id).event))
                 return .packet
             }
             throw CLIError(.unavailable, "\(CLIError(error).message); nothing is on air any more")
@@ -65,19 +65,19 @@ final class RawHCIAdapter: SessionAdapter {
     func reload(_ new: Settings) throws(CLIError) -> SessionReload {
         do {
             let summary = try kiosk.reload(new.kiosk)
-            session.runner.timeoutMilliseconds = new.timeoutMilliseconds
-            try? session.channel.setEventFilter(AdvertisingSession.inputFilter(for: new.kiosk).events)
+            opened.runner.timeoutMilliseconds = new.timeoutMilliseconds
+            try? opened.channel.setEventFilter(AdvertisingSession.inputFilter(for: new.kiosk).events)
             return SessionReload(summary: summary, detail: summary.restarted ? " (all restarted: the layout changed)" : "")
         } catch {
             if case let .plan(p) = error { throw new.planError(p) }
-            throw CLIError(error, device: session.name)
+            throw CLIError(error, device: opened.name)
         }
     }
 
     func stop(_ s: Settings) throws(CLIError) -> String {
         do { try kiosk.stop() } catch { throw CLIError(error) }
-        KernelInstanceHandBack.handBack(kiosk, session, timeout: s.timeoutMilliseconds, verbose: arguments.has("--verbose"), ctx)
-        return "advertising stopped on \(session.name)"
+        KernelInstanceHandBack.handBack(kiosk, opened, timeout: s.timeoutMilliseconds, verbose: arguments.has("--verbose"), ctx)
+        return "advertising stopped on \(opened.name)"
     }
 
     /// What the session needs to hear on `channel`: its events, and other programs' commands.
@@ -91,8 +91,8 @@ final class RawHCIAdapter: SessionAdapter {
 
     /// Whether our controller is still registered under its index with its address.
     var deviceIsRegistered: Bool {
-        guard let list = try? session.host.devices() else { return true }
-        return list.contains { $0.id == session.info.id && $0.address == session.info.address }
+        guard let list = try? opened.host.devices() else { return true }
+        return list.contains { $0.id == opened.info.id && $0.address == opened.info.address }
     }
 
     /// The controller was unregistered (a USB unplug, a UART hang-up): waits for it to be registered
@@ -102,14 +102,14 @@ final class RawHCIAdapter: SessionAdapter {
     /// (bluetoothd), then brought up, as `start` does; one that goes down again before it could be
     /// opened (the kernel powers a new controller for its setup, and off again) is waited for again.
     func awaitReturn(_ s: Settings, timeoutMilliseconds: Int) throws(CLIError) -> DeviceReturn {
-        let lost = session.info
+        let lost = opened.info
         let byIndex = StaticRandomAddress.isMissingPublicAddress(lost.address)
         let wanted: WantedDevice = byIndex ? .index(lost.id) : .addressRegistered(lost.address)
         let what = byIndex ? "\(lost.name) (no public address)" : lost.address
         // Let go of the dead device (its sockets would keep hciN taken, so that the replugged
         // adapter came back as hci1) and of its lock; both are taken again when it returns.
-        session.channel.close()
-        session.lock?.release()
+        opened.channel.close()
+        opened.lock?.release()
         let started = ctx.monotonicMilliseconds()
         func left() -> Int64 { timeoutMilliseconds < 0 ? -1 : max(0, Int64(timeoutMilliseconds) - (ctx.monotonicMilliseconds() - started)) }
         var noted = false
@@ -117,11 +117,11 @@ final class RawHCIAdapter: SessionAdapter {
         while true {
             let budget = first ? Int64(timeoutMilliseconds) : left()
             first = false
-            switch try OpenedDevice.waitBeating(session.host, wanted, timeoutMilliseconds: budget, ctx) {
+            switch try OpenedDevice.waitBeating(opened.host, wanted, timeoutMilliseconds: budget, ctx) {
             case var .returned(info):
                 if !info.isUp {
                     let settle = left() < 0 ? Int64(OpenedDevice.appearSettleMilliseconds) : min(Int64(OpenedDevice.appearSettleMilliseconds), left())
-                    switch try OpenedDevice.waitBeating(session.host, .indexUp(info.id), timeoutMilliseconds: settle, ctx) {
+                    switch try OpenedDevice.waitBeating(opened.host, .indexUp(info.id), timeoutMilliseconds: settle, ctx) {
                     case let .signal(n): return .signal(n)
                     case let .returned(up): info = up
                     case .timedOut: break   // still down: open brings it up (HCIDEVUP), as start does
@@ -130,16 +130,16 @@ final class RawHCIAdapter: SessionAdapter {
                 if !noted { ctx.note("\(what) is back as \(info.name); re-arming") }
                 noted = true
                 do {
-                    session = try OpenedDevice.open(info, session.host, .init(device: .index(info.id), timeoutMilliseconds: s.timeoutMilliseconds,
+                    opened = try OpenedDevice.open(info, opened.host, .init(device: .index(info.id), timeoutMilliseconds: s.timeoutMilliseconds,
                                                                                 verbose: arguments.has("--verbose"), watchSignals: true, claim: true), ctx)
                 } catch {
-                    let now = (try? session.host.devices())?.first { $0.id == info.id }
+                    let now = (try? opened.host.devices())?.first { $0.id == info.id }
                     guard let now, !now.isUp, left() != 0 else { throw error }
                     ctx.note("\(info.name) went down again before it could be opened (\(error.message)); waiting for it")
                     continue
                 }
-                try Self.watch(session.channel, s)
-                kiosk.attach(session.runner, caps: session.caps, deviceID: session.info.id)
+                try Self.watch(opened.channel, s)
+                kiosk.attach(opened.runner, caps: opened.caps, deviceID: opened.info.id)
                 return .returned
             case let .signal(n):
                 return .signal(n)

@@ -7,7 +7,7 @@ import BeaconKit
 /// effects with SharePlan (add, remove, re-add); the same channel delivers the signals and sees the
 /// device return.
 final class MGMTAdapter: SessionAdapter {
-    let session: OpenedDevice
+    let opened: OpenedDevice
     let shared: SharedAdvertisingSession
     let channel: MGMTChannel
     let runner: MGMTCommandRunner
@@ -17,16 +17,16 @@ final class MGMTAdapter: SessionAdapter {
 
     /// Whether `start` shares: `always`, or `auto` on a controller with one advertising instance
     /// where the kernel already has instances (Read Advertising Features).
-    static func decide(_ s: Settings, family: AdvertisingFamily, _ session: OpenedDevice, _ caps: ControllerCapabilities,
+    static func decide(_ s: Settings, family: AdvertisingFamily, _ opened: OpenedDevice, _ caps: ControllerCapabilities,
                        _ ctx: ToolContext) throws(CLIError) -> Bool {
         guard s.share != .never else { return false }
         if s.share == .always { return true }
         let single = singleInstance(family: family, caps)
         guard single else { return false }
-        switch KernelAdvertising.read(session.host, index: session.info.id, timeout: s.timeoutMilliseconds, verbose: false, ctx) {
+        switch KernelAdvertising.read(opened.host, index: opened.info.id, timeout: s.timeoutMilliseconds, verbose: false, ctx) {
         case let .success(f):
             guard ShareMode.shares(.auto, singleInstance: single, kernelInstances: f.instances.count) else { return false }
-            ctx.note("\(session.name) has one advertising instance and the kernel has instances on it (\(f.instances.sorted().map(String.init).joined(separator: ", "))): "
+            ctx.note("\(opened.name) has one advertising instance and the kernel has instances on it (\(f.instances.sorted().map(String.init).joined(separator: ", "))): "
                      + "sharing it, our beacons become kernel instances (--share auto; --share never takes the instance instead)")
             return true
         case .failure(.transport):
@@ -45,18 +45,18 @@ final class MGMTAdapter: SessionAdapter {
 
     /// Opens the control channel (the raw socket is closed: signals come through it now) and puts
     /// our instances on air.
-    init(session: OpenedDevice, settings s: Settings, arguments: ParsedArguments, ctx: ToolContext) throws(CLIError) {
+    init(opened: OpenedDevice, settings s: Settings, arguments: ParsedArguments, ctx: ToolContext) throws(CLIError) {
         if let refused = ShareOptions.refusal(s, mode: s.share) { throw refused }
         verbose = arguments.has("--verbose")
-        family = session.caps.supportsExtendedAdvertising ? .extended : .legacy
-        StartCommand.notes(s, family: family, session, ctx)
-        do { channel = try session.host.openControl(watchSignals: true) } catch { throw CLIError(error) }
-        session.channel.close()
-        self.session = session
+        family = opened.caps.supportsExtendedAdvertising ? .extended : .legacy
+        StartCommand.notes(s, family: family, opened, ctx)
+        do { channel = try opened.host.openControl(watchSignals: true) } catch { throw CLIError(error) }
+        opened.channel.close()
+        self.opened = opened
         self.ctx = ctx
         runner = MGMTCommandRunner(channel: channel, timeoutMilliseconds: s.timeoutMilliseconds, now: ctx.monotonicMilliseconds)
         if verbose { runner.trace = { [ctx] in ctx.log(.debug, $0) } }
-        shared = SharedAdvertisingSession(beacons: s.beacons.map(s.advertisement), index: session.info.id, device: session.name,
+        shared = SharedAdvertisingSession(beacons: s.beacons.map(s.advertisement), index: opened.info.id, device: opened.name,
                                           dwellMilliseconds: s.rotationMilliseconds, runner: runner, now: ctx.monotonicMilliseconds,
                                           log: { _ in })
         shared.log = { [ctx, unowned shared] in ctx.note($0.text(device: shared.device, beacons: shared.plan.beacons.count)) }
@@ -68,10 +68,10 @@ final class MGMTAdapter: SessionAdapter {
         if Int(shared.plan.durationSeconds) * 1000 != s.rotationMilliseconds {
             ctx.note("MGMT durations are whole seconds: the \(s.rotationMilliseconds) ms dwell (--rotation) is \(shared.plan.durationSeconds) s")
         }
-        ctx.note("advertising \(s.beacons.count == 1 ? s.beacons[0].summary : "\(s.beacons.count) beacons") on \(session.name) as kernel advertising instance"
+        ctx.note("advertising \(s.beacons.count == 1 ? s.beacons[0].summary : "\(s.beacons.count) beacons") on \(opened.name) as kernel advertising instance"
                  + (shared.plan.instances.count == 1 ? " " : "s ") + shared.plan.instances.map(String.init).joined(separator: ", ")
                  + " (MGMT \(shared.plan.method == .extended ? "Add Extended Advertising Parameters/Data" : "Add Advertising"), "
-                 + (session.caps.supportsExtendedAdvertising
+                 + (opened.caps.supportsExtendedAdvertising
                     // measured on btvirt (verify-share-extended): the kernel puts each on the set of its number, all at once
                     ? "the kernel gives each an advertising set of its own, all on air at once)"
                     : "each on air \(shared.plan.durationSeconds) s at a time in the kernel's rotation)"))
@@ -80,8 +80,8 @@ final class MGMTAdapter: SessionAdapter {
 
     deinit { channel.close() }
 
-    var device: String { session.name }
-    var address: String { session.info.address }
+    var device: String { opened.name }
+    var address: String { opened.info.address }
     var machine: SessionMachine { shared.machine }
     var onChange: ((SessionPhase) -> Void)? {
         get { shared.onPhaseChange }
@@ -135,7 +135,7 @@ final class MGMTAdapter: SessionAdapter {
 
     func stop(_ s: Settings) throws(CLIError) -> String {
         do { try shared.stop() } catch { throw CLIError(error) }
-        return "removed our kernel advertising instances \(shared.plan.instances.map(String.init).joined(separator: ", ")) on \(session.name)"
+        return "removed our kernel advertising instances \(shared.plan.instances.map(String.init).joined(separator: ", ")) on \(opened.name)"
     }
 
     /// The control channel stays open: Index Added and New Settings with Powered are the return.
