@@ -12,7 +12,7 @@ DESTDIR ?=
 # `make release-arm64`: the same for aarch64 (Raspberry Pi, 64-bit OS), cross-built (scripts/release-arm64)
 RELEASE_BIN_ARM64 = .build/static-aarch64/beacon-tx
 
-.PHONY: deps build release release-arm64 docs install uninstall deb deb-arm64 dist run test test-arm64 compare-arch e2e e2e-systemd e2e-arm64 e2e-zephyr bench clean
+.PHONY: deps build release release-arm64 docs install uninstall deb deb-arm64 dist run test test-arm64 compare-arch e2e e2e-systemd e2e-arm64 e2e-zephyr e2e-matrix bench clean
 
 # Installs what the build needs when it is missing (Debian: libbluetooth-dev, pkg-config).
 deps:
@@ -99,6 +99,13 @@ e2e-systemd: deb
 # first when absent (Tests/e2e-zephyr/setup, ~1-2 min) from git mirrors of its sources (ZEPHYR_MIRRORS).
 e2e-zephyr: build
 	Tests/e2e-zephyr/run
+
+# The kernel-sensitive scenarios (Tests/e2e/kernel-group) on Debian 13's 6.12 and the newest kernel
+# Debian ships (trixie-backports), each fetched once into the e2e cache (Tests/e2e/vm/kernel.sh);
+# `make e2e` runs everything on Debian 12's 6.1. Root; ~15 min a kernel under TCG.
+E2E_MATRIX_KERNELS ?= trixie trixie-backports
+e2e-matrix: build
+	for k in $(E2E_MATRIX_KERNELS); do E2E_KERNEL=$$k Tests/e2e/run $$(grep -v '^#' Tests/e2e/kernel-group) || exit 1; done
 
 # The aarch64 binary in an emulated arm64 machine: Debian's arm64 kernels (4K and 16K pages),
 # btvirt, a 3-beacon kiosk heard on hci1 (Tests/e2e-arm64/README.md).
