@@ -101,11 +101,12 @@ e2e-zephyr: build
 	Tests/e2e-zephyr/run
 
 # The kernel-sensitive scenarios (Tests/e2e/kernel-group) on Debian 13's 6.12 and the newest kernel
-# Debian ships (trixie-backports), each fetched once into the e2e cache (Tests/e2e/vm/kernel.sh);
-# `make e2e` runs everything on Debian 12's 6.1. Root; ~15 min a kernel under TCG.
+# Debian ships (trixie-backports), each with Debian 13's BlueZ 5.82 (Tests/e2e/bluez/setup) and
+# fetched once into the e2e cache (Tests/e2e/vm/kernel.sh); `make e2e` runs everything on Debian
+# 12's 6.1 with BlueZ 5.66. Root; ~15 min a kernel under TCG.
 E2E_MATRIX_KERNELS ?= trixie trixie-backports
 e2e-matrix: build
-	for k in $(E2E_MATRIX_KERNELS); do E2E_KERNEL=$$k Tests/e2e/run $$(grep -v '^#' Tests/e2e/kernel-group) || exit 1; done
+	for k in $(E2E_MATRIX_KERNELS); do E2E_KERNEL=$$k E2E_BLUEZ=trixie Tests/e2e/run $$(grep -v '^#' Tests/e2e/kernel-group) || exit 1; done
 
 # The aarch64 binary in an emulated arm64 machine: Debian's arm64 kernels (4K and 16K pages),
 # btvirt, a 3-beacon kiosk heard on hci1 (Tests/e2e-arm64/README.md).

@@ -377,7 +377,13 @@ bluetoothd_start() {
   mkdir -p /run/dbus /var/lib/bluetooth
   mountpoint -q /var/lib/bluetooth || mount -t tmpfs tmpfs /var/lib/bluetooth
   [ -S /run/dbus/system_bus_socket ] || dbus-daemon --system --fork
-  run_bg bluetoothd /usr/libexec/bluetooth/bluetoothd -n
+  if [ -n "${BLUEZ_ENV:-}" ]; then   # E2E_BLUEZ=trixie: Debian 13's bluetoothd with its own loader and libraries
+    # shellcheck source=/dev/null
+    . "$BLUEZ_ENV"
+    run_bg bluetoothd "$BLUEZ_LAUNCHER" --library-path "$BLUEZ_LIB" "$BLUEZ_ROOT/usr/libexec/bluetooth/bluetoothd" -n
+  else
+    run_bg bluetoothd /usr/libexec/bluetooth/bluetoothd -n
+  fi
   wait_until 30 _bt_powered || fail "bluetoothd did not report Powered: yes: $(tail -n 3 "$E2E_OUT/bluetoothd.log")"
 }
 _bt_powered() { [[ $(bluetoothctl show 2>/dev/null) == *"Powered: yes"* ]]; }
