@@ -14,11 +14,8 @@
 # that beacon is heard less in that cycle; with every third write refused it was always the same
 # beacon (0.2 reports/s).
 . "$(dirname "$0")/rc.inc"
-MUSEUM=$REPO/Config/museum.json
-btmgmt_cmd 0 clr-adv > /dev/null
-onair_rx
-addr=$(bdaddr hci0)
-kiosk_start rot --config "$MUSEUM" --controller legacy
+rc_museum_rotated rot
+addr=$ADDR
 _sleep 1
 t0=$EPOCHREALTIME; _sleep 10; t1=$EPOCHREALTIME
 cat "$E2E_OUT/rot.log"

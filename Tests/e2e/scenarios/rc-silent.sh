@@ -8,11 +8,8 @@
 # retries every second, never exits, and once the controller answers again the same process re-arms
 # and every beacon is heard again in turn (each at least once a second over 5 s).
 . "$(dirname "$0")/rc.inc"
-MUSEUM=$REPO/Config/museum.json
-btmgmt_cmd 0 clr-adv > /dev/null
-onair_rx
-addr=$(bdaddr hci0)
-kiosk_start rot --config "$MUSEUM" --controller legacy
+rc_museum_rotated rot
+addr=$ADDR
 _rearms() { local n=0 l; while IFS= read -r l; do [[ $l == *"re-armed"* ]] && n=$((n + 1)); done < "$E2E_OUT/rot.log"; echo "$n"; }
 _rearms_above() { [ "$(_rearms)" -gt "$1" ]; }
 for round in 1; do   # one round: CI time (two rounds passed alike)
