@@ -187,9 +187,9 @@ final class KioskMetricsFile {
     }
 
     /// The sharing mode's session: our kernel instances (on an extended controller the kernel gives
-    /// each the advertising set of its number), rotated by the kernel on a legacy one.
-    func update(_ shared: SharedAdvertisingSession, family: AdvertisingFamily, _ s: Settings) {
-        let rotation = family == .legacy && s.beacons.count > 1
+    /// each the advertising set of its number), rotated by the kernel on a legacy one (`rotation`,
+    /// the adapter's `rotates`).
+    func update(_ shared: SharedAdvertisingSession, family: AdvertisingFamily, rotation: Bool, _ s: Settings) {
         update(shared.machine, family: family, sets: family == .extended ? shared.plan.instances : [],
                rotation: rotation, beacons: s.beacons, placement: rotation ? .kernelRotation : .sets(shared.plan.instances))
     }

@@ -48,10 +48,25 @@ final class ServiceReporter {
     ///     no public address (said in `STATUS=`, so status and doctor show it).
     func onAir(family: AdvertisingFamily, beacons: [BeaconEntry], sets: [UInt8], rotation: Bool = false,
                rearmReason: String? = nil, rearmedAt: Int64? = nil, displacing: String? = nil, ownAddress: [UInt8]? = nil) {
-        let now = ctx.wallClockSeconds()
         let text = SessionState.onAirText(device: device, count: beacons.count, family: family, sets: sets, rotation: rotation)
             + (ownAddress.map { "; from random static address \(StaticRandomAddress.text($0)) (no public address)" } ?? "")
             + (displacing.map { "; displacing \($0) (--share shares the instance)" } ?? "")
+        report(text, family: family, beacons: beacons, sets: sets, rotation: rotation, rearmReason: rearmReason, rearmedAt: rearmedAt)
+    }
+
+    /// The sharing mode is on air: our beacons are the kernel's advertising instances `instances`,
+    /// taking turns (`rotation`) when the kernel rotates them on a legacy controller's one instance.
+    func onAirShared(family: AdvertisingFamily, beacons: [BeaconEntry], instances: [UInt8], rotation: Bool,
+                     readdReason: String? = nil, readdAt: Int64? = nil) {
+        let text = "\(beacons.count == 1 ? "1 beacon" : "\(beacons.count) beacons") on air on \(device) (shared: kernel advertising instance\(instances.count == 1 ? "" : "s") \(SessionState.setList(instances)))"
+        report(text, family: family, beacons: beacons, sets: instances, rotation: rotation, rearmReason: readdReason, rearmedAt: readdAt)
+    }
+
+    /// Either mode on air: the state file (`since` kept while on air; a re-arm dated when it
+    /// happened) and `STATUS=`.
+    private func report(_ text: String, family: AdvertisingFamily, beacons: [BeaconEntry], sets: [UInt8], rotation: Bool,
+                        rearmReason: String?, rearmedAt: Int64?) {
+        let now = ctx.wallClockSeconds()
         var next = SessionState(device: device, pid: ctx.service.pid, onAir: true, status: text, family: family, sets: sets,
                                 rotation: rotation, beacons: beacons, since: now, lastRearm: state?.lastRearm)
         if let old = state, old.onAir { next.since = old.since }
@@ -59,18 +74,6 @@ final class ServiceReporter {
             let ago = rearmedAt.map { Double(max(0, ctx.monotonicMilliseconds() - $0)) / 1000 } ?? 0
             next.lastRearm = .init(at: now - ago, reason: rearmReason)
         }
-        save(next)
-        announce(text)
-    }
-
-    /// The sharing mode is on air: our beacons are the kernel's advertising instances `instances`.
-    func onAirShared(family: AdvertisingFamily, beacons: [BeaconEntry], instances: [UInt8], readdReason: String? = nil) {
-        let now = ctx.wallClockSeconds()
-        let text = "\(beacons.count == 1 ? "1 beacon" : "\(beacons.count) beacons") on air on \(device) (shared: kernel advertising instance\(instances.count == 1 ? "" : "s") \(SessionState.setList(instances)))"
-        var next = SessionState(device: device, pid: ctx.service.pid, onAir: true, status: text, family: family, sets: instances,
-                                rotation: beacons.count > 1, beacons: beacons, since: now, lastRearm: state?.lastRearm)
-        if let old = state, old.onAir { next.since = old.since }
-        if let readdReason { next.lastRearm = .init(at: now, reason: readdReason) }
         save(next)
         announce(text)
     }

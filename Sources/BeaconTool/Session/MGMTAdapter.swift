@@ -116,13 +116,19 @@ final class MGMTAdapter: SessionAdapter {
 
     func reportOnAir(_ service: ServiceReporter, _ s: Settings) {
         guard shared.phase == .onAir else { return }
-        service.onAirShared(family: family, beacons: s.beacons, instances: shared.plan.instances,
-                            readdReason: shared.machine.rearmCount > reportedReadds ? shared.machine.lastRearm?.cause.text(device: device) : nil)
+        let readd = shared.machine.rearmCount > reportedReadds ? shared.machine.lastRearm : nil
+        service.onAirShared(family: family, beacons: s.beacons, instances: shared.plan.instances, rotation: rotates,
+                            readdReason: readd?.cause.text(device: device), readdAt: readd?.at)
         reportedReadds = shared.machine.rearmCount
     }
     private var reportedReadds = 0
 
-    func updateMetrics(_ metrics: KioskMetricsFile, _ s: Settings) { metrics.update(shared, family: family, s) }
+    /// Whether our beacons take turns: on a legacy controller the kernel rotates its instances on the
+    /// one advertising instance; an extended one gives each instance the set of its number. The
+    /// state file, `STATUS=` and the metrics read this one answer.
+    var rotates: Bool { family == .legacy && shared.plan.instances.count > 1 }
+
+    func updateMetrics(_ metrics: KioskMetricsFile, _ s: Settings) { metrics.update(shared, family: family, rotation: rotates, s) }
 
     /// A setting the sharing mode cannot carry out is refused like a bad file.
     func reload(_ new: Settings) throws(CLIError) -> SessionReload {
