@@ -178,8 +178,9 @@ final class SessionLoop {
         }
         do {
             let r = try adapter.reload(new)
-            if new.metrics != settings.metrics { moveMetrics(to: new.metrics) }
+            let moved = new.metrics != settings.metrics
             settings = new
+            if moved { moveMetrics(to: new.metrics) }
             let c = r.summary
             ctx.note("reloaded \(path): \(c.unchanged) unchanged, \(c.updated) updated, \(c.added) added, \(c.removed) removed" + r.detail)
             return true
