@@ -114,9 +114,9 @@ struct FirmwareLoadFailure: Equatable {
         for prefix in ["Bluetooth: ", "bluetooth "] where message.hasPrefix(prefix) {
             let rest = message.dropFirst(prefix.count)
             guard let colon = rest.firstIndex(of: ":") else { return nil }
-            let device = rest[..<colon]
-            guard device.hasPrefix("hci"), device.count > 3, device.dropFirst(3).allSatisfy(\.isASCII), device.dropFirst(3).allSatisfy(\.isNumber) else { return nil }
-            return (String(device), rest[rest.index(after: colon)...].drop { $0 == " " })
+            let device = String(rest[..<colon])
+            guard StateStore.deviceNumber(device) != nil else { return nil }   // the kernel's hciN, canonical
+            return (device, rest[rest.index(after: colon)...].drop { $0 == " " })
         }
         return nil
     }
