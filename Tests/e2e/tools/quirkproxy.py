@@ -38,6 +38,8 @@ import sys
 import threading
 import time
 
+from h4 import packets
+
 LE_SET_ADV_PARAMS, READ_LOCAL_VERSION = 0x2006, 0x1001
 INVALID_PARAMETERS, UNKNOWN_COMMAND, COMMAND_DISALLOWED = 0x12, 0x01, 0x0C
 # LE Set Advertising Set Random Address, Extended Advertising Parameters/Data/Scan Response/Enable,
@@ -48,33 +50,6 @@ SET_COMMANDS = {0x2035, 0x2036, 0x2037, 0x2038, 0x2039, 0x203C}
 def log(m):
     sys.stderr.write("%.3f quirkproxy: %s\n" % (time.monotonic(), m))
     sys.stderr.flush()
-
-
-def packets(sock):
-    """Whole H4 packets from a stream: command 1, ACL 2, SCO 3, event 4, ISO 5."""
-    buf = b""
-    while True:
-        d = sock.recv(4096)
-        if not d:
-            return
-        buf += d
-        while buf:
-            t = buf[0]
-            if t in (1, 3):
-                hl, ln = 4, buf[3] if len(buf) >= 4 else None
-            elif t == 4:
-                hl, ln = 3, buf[2] if len(buf) >= 3 else None
-            elif t == 2:
-                hl, ln = 5, struct.unpack("<H", buf[3:5])[0] if len(buf) >= 5 else None
-            elif t == 5:
-                hl, ln = 5, (struct.unpack("<H", buf[3:5])[0] & 0x3FFF) if len(buf) >= 5 else None
-            else:
-                log("unknown H4 packet type %d: closing" % t)
-                return
-            if ln is None or len(buf) < hl + ln:
-                break
-            yield buf[:hl + ln]
-            buf = buf[hl + ln:]
 
 
 def complete(opcode, status):
@@ -173,7 +148,7 @@ def main():
         to_host(bytes([4, 0x0E, 3, 1, 0, 0]))      # ... until this NOP gives it back
 
     def up():  # controller -> host
-        for p in packets(ctl):
+        for p in packets(ctl, log):
             if "v41" in quirks and p[0] == 4 and p[1] == 0x0E and len(p) >= 11 \
                     and struct.unpack("<H", p[4:6])[0] == READ_LOCAL_VERSION and p[6] == 0:
                 b = bytearray(p)
@@ -186,7 +161,7 @@ def main():
             to_host(p)
 
     threading.Thread(target=up, daemon=True).start()
-    for p in packets(host):  # host -> controller
+    for p in packets(host, log):  # host -> controller
         opcode = struct.unpack("<H", p[1:3])[0] if p[0] == 1 and len(p) >= 4 else None
         if opcode is not None and time.monotonic() < silent_until:
             log("silent: command 0x%04x dropped" % opcode)

@@ -26,16 +26,10 @@ import sys
 import threading
 import time
 
+from h4 import packets
+
 HCI_VENDOR_PKT = 0xFF
 HCI_PRIMARY = 0x00
-# H4 packet type: (header length, the payload length from the header)
-HEADERS = {
-    0x01: (3, lambda h: h[2]),                                      # command
-    0x02: (4, lambda h: struct.unpack("<H", h[2:4])[0]),            # ACL data
-    0x03: (3, lambda h: h[2]),                                      # SCO data
-    0x04: (2, lambda h: h[1]),                                      # event
-    0x05: (4, lambda h: struct.unpack("<H", h[2:4])[0] & 0x3FFF),   # ISO data
-}
 
 
 def log(m):
@@ -43,26 +37,10 @@ def log(m):
     sys.stderr.flush()
 
 
-def read_exactly(sock, n):
-    data = b""
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            raise EOFError("the controller closed the connection")
-        data += chunk
-    return data
-
-
 def controller_to_host(sock, vhci):
     """The TCP stream, packet by packet, into /dev/vhci."""
     dropped = 0
-    while True:
-        kind = read_exactly(sock, 1)[0]
-        if kind not in HEADERS:
-            raise ValueError("H4 packet type 0x%02x from the controller" % kind)
-        header_length, payload_length = HEADERS[kind]
-        header = read_exactly(sock, header_length)
-        packet = bytes([kind]) + header + read_exactly(sock, payload_length(header))
+    for packet in packets(sock, log):
         try:
             os.write(vhci, packet)
         except OSError as e:
@@ -70,6 +48,7 @@ def controller_to_host(sock, vhci):
                 raise
             dropped += 1
             log("dropped (the device is not up: ENXIO, %d so far): %s" % (dropped, packet[:8].hex()))
+    raise EOFError("the controller's stream ended")
 
 
 def host_to_controller(sock, vhci):
