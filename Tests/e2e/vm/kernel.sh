@@ -63,11 +63,9 @@ fetch_kernel() {
   esac
   note "downloading ${pkgs[*]} (extracted into $dir, never installed)"
   rm -rf "$CACHE/debs" "$dir" && mkdir -p "$CACHE/debs" "$dir"
-  if [ "$name" = bookworm ]; then
-    (cd "$CACHE/debs" && apt-get download "${pkgs[@]}" 2>&1 | grep -v 'unsandboxed' >&2) || true
-  else
-    (cd "$CACHE/debs" && trixie_apt apt-get download "${pkgs[@]}" 2>&1 | grep -v 'unsandboxed' >&2) || true
-  fi
+  local apt=(apt-get)
+  [ "$name" = bookworm ] || apt=(trixie_apt apt-get)
+  (cd "$CACHE/debs" && "${apt[@]}" download "${pkgs[@]}" 2>&1 | grep -v 'unsandboxed' >&2) || true
   for p in "${pkgs[@]}"; do
     deb=$(find "$CACHE/debs" -name "${p}_*.deb" | sort | tail -n 1)
     [ -n "$deb" ] || die "apt-get download $p failed"
