@@ -53,19 +53,37 @@ rc_config() {
 
 _rc_listening() { _log_has "$RC_LOG" "Listening on: $1 "; }
 
+# rc_up KIND: the bed, or (exit 1) nothing of it left running, its logs' last lines and then the
+# reason as setup.log's last line. A half-started bed must not outlive the failure: its RootCanal
+# would keep the ports, and every later scenario's bed would fail on them.
 rc_up() {
+  local f
+  RC_WHY=
+  _rc_up "$1" && return 0
+  for f in "$RC_LOG" "$RUN_DIR/quirkproxy.log" "$RUN_DIR"/rootcanal-bridge[01].log; do
+    [ -s "$f" ] && _rc_log "${f##*/}: $(tail -n 3 "$f" | tr '\n' ' ')"
+  done
+  rc_down
+  _rc_log "${RC_WHY:-failed}"
+  return 1
+}
+_rc_present() { compgen -G '/sys/class/bluetooth/hci*' | sed 's,.*/,,' | tr '\n' ' '; }
+_rc_fail() { RC_WHY=$*; _rc_log "$*"; return 1; }
+
+_rc_up() {
   local kind=$1 conf i p
   # shellcheck source=/dev/null
   . "$RC_ENV"                       # RC_BIN RC_LIB
   conf=$(rc_config "$kind") || return 1
   RC_LOG=$RUN_DIR/rootcanal-$kind.log
   : > "$RC_LOG"
+  rm -f "$RUN_DIR/quirkproxy.log" "$RUN_DIR"/rootcanal-bridge[01].log
   ip link set lo up
   (cd /tmp && exec "$RC_LIB/ld-linux-x86-64.so.2" --library-path "$RC_LIB" "$RC_BIN" \
      -test_port 6401 -hci_port 6402 -link_port 6403 -link_ble_port 6404 -configuration "$conf") > "$RC_LOG" 2>&1 &
   RC_PIDS+=($!)
   for p in $RC_PORT0 $RC_PORT1; do
-    wait_until 30 _rc_listening "$p" || { _rc_log "not listening on $p: $(tail -n 2 "$RC_LOG")"; return 1; }
+    wait_until 30 _rc_listening "$p" || _rc_fail "not listening on $p" || return
   done
   p=$RC_PORT0
   case $kind in
@@ -73,9 +91,10 @@ rc_up() {
       local quirks=$kind
       [ "$kind" = quirky ] && quirks=redundant-disable,slow
       [ "$kind" = flaky ] && quirks=data-disallowed
+      : > "$RUN_DIR/quirkproxy.log"
       "${E2E_PY[@]}" -u "$E2E_DIR/tools/quirkproxy.py" "$RC_PROXY" "$RC_PORT0" "$quirks" > "$RUN_DIR/quirkproxy.log" 2>&1 &
       RC_PIDS+=($!)
-      wait_until 10 _log_has "$RUN_DIR/quirkproxy.log" listening || { _rc_log "quirkproxy did not start"; return 1; }
+      wait_until 10 _log_has "$RUN_DIR/quirkproxy.log" listening || _rc_fail "quirkproxy did not start" || return
       p=$RC_PROXY ;;
   esac
   i=0
@@ -84,11 +103,12 @@ rc_up() {
     # hciN for good) when the kernel refused a late event with ENXIO after a power off (issue 45)
     "${E2E_PY[@]}" -u "$E2E_DIR/tools/vhci-bridge.py" "$p" > "$RUN_DIR/rootcanal-bridge$i.log" 2>&1 &
     RC_PIDS+=($!)
-    wait_until 60 test -e "/sys/class/bluetooth/hci$i" || { _rc_log "hci$i did not appear"; return 1; }
+    wait_until 60 test -e "/sys/class/bluetooth/hci$i" ||
+      _rc_fail "hci$i did not appear (bridge $i: $(grep -o 'hci index [0-9]*\|ending: .*' "$RUN_DIR/rootcanal-bridge$i.log" | tr '\n' ' '); present: $(_rc_present))" || return
     i=$((i + 1))
   done
   for i in 0 1; do
-    wait_until 60 hciconfig "hci$i" up 2> /dev/null || { _rc_log "hciconfig hci$i up failed"; return 1; }
+    wait_until 60 hciconfig "hci$i" up 2> /dev/null || _rc_fail "hciconfig hci$i up failed" || return
   done
   RC_KIND=$kind
   _rc_log "up: $kind (hci0), DEFAULT (hci1)"
