@@ -109,11 +109,11 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
         #expect(tooLong.sendFailures == 1)
     }
 
-    @Test func watchdogIntervalIsHalfOfWatchdogUsecForThisProcess() {
+    @Test func watchdogIntervalIsAQuarterOfWatchdogUsecForThisProcess() {
         let cases: [(String?, String?, Int?)] = [
-            ("20000000", nil, 10_000),      // 20 s → every 10 s
-            ("20000000", "4242", 10_000),   // WATCHDOG_PID is us
-            ("20000000", "", 10_000),
+            ("20000000", nil, 5_000),       // 20 s → every 5 s
+            ("20000000", "4242", 5_000),    // WATCHDOG_PID is us
+            ("20000000", "", 5_000),
             ("20000000", "1", nil),         // meant for another process
             ("20000000", "x", nil),
             ("1000", nil, 1),               // 1 ms → at least 1 ms
@@ -383,7 +383,7 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
         #expect(state.sets == [2])
     }
 
-    @Test func watchdogBeatsFromTheWaitAtHalfTheInterval() throws {
+    @Test func watchdogBeatsFromTheWaitAtAQuarterOfTheInterval() throws {
         let listener = try NotifyListener()
         let p = try plan(.extended)
         let clock = TestClock()
@@ -394,7 +394,7 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
             clock.milliseconds += Int64(timeout)
         }
         let h = FakeHost(devices: [C.device(0)], channels: [0: fake])
-        let env = ["NOTIFY_SOCKET": listener.name, "WATCHDOG_USEC": "3000000", "WATCHDOG_PID": "4242"]
+        let env = ["NOTIFY_SOCKET": listener.name, "WATCHDOG_USEC": "6000000", "WATCHDOG_PID": "4242"]
         let r = tool(["start"] + goldenFlags + ["--advertising-set", "2"], host: h, clock: clock, service: service(env))
         #expect(r.code == 0, "\(r.err)")
         // Three waits: the first beats at once; each timed-out wait (the clock moves 1500 ms) beats again.
@@ -418,13 +418,13 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
         let env = ["NOTIFY_SOCKET": listener.name, "WATCHDOG_USEC": "3000000", "WATCHDOG_PID": "4242"]
         let r = tool(["start"] + goldenFlags + ["--device", "hci0", "--device-timeout", "5"], host: h, clock: clock, service: service(env))
         #expect(r.code == 69, "\(r.err)")
-        // the 5 s wait in slices of the beat interval (half of WATCHDOG_USEC); the last one is what
-        // is left (the test clock also moves a little on its own)
-        #expect(h.log.count == 4 && h.log.prefix(3).allSatisfy { $0 == "wait for hci0 1500 ms" }, "\(h.log)")
+        // the 5 s wait in slices of the beat interval (a quarter of WATCHDOG_USEC); the last one is
+        // what is left (the test clock also moves a little on its own)
+        #expect(h.log.count == 7 && h.log.prefix(6).allSatisfy { $0 == "wait for hci0 750 ms" }, "\(h.log)")
         let last = h.log.last.flatMap { Int($0.dropFirst("wait for hci0 ".count).dropLast(" ms".count)) } ?? 0
         #expect(last > 400 && last <= 500, "\(h.log)")
         let messages = listener.drain()
-        #expect(messages.filter { $0 == "WATCHDOG=1" }.count == 4, "one beat before each slice: \(messages)")
+        #expect(messages.filter { $0 == "WATCHDOG=1" }.count == 7, "one beat before each slice: \(messages)")
         #expect(messages.first?.hasPrefix("READY=1\nSTATUS=waiting for hci0") == true, "\(messages)")
     }
 

@@ -29,7 +29,7 @@ final class LoopHarness {
     private var until: Int64?
 
     init(_ arguments: [String], controller steps: [ScriptedController.Step], kernel kernelSteps: [ScriptedKernel.Step]? = nil,
-         watchdogMicroseconds: Int = 2_000_000, stateDirectory: String? = nil) throws {
+         watchdogMicroseconds: Int = 4_000_000, stateDirectory: String? = nil) throws {
         controller = ScriptedController(steps)
         kernel = kernelSteps.map(ScriptedKernel.init)
         host = FakeHost(devices: [Controllers.device(0)], channels: [0: controller])

@@ -15,7 +15,7 @@ import SystemCalls
 /// - `stopping(status:)`: `STOPPING=1` (on SIGTERM/SIGINT, before the stop plan);
 /// - `watchdog()`: `WATCHDOG=1`; call it every `watchdogIntervalMilliseconds` while healthy.
 ///
-/// `watchdogIntervalMilliseconds` is half of `$WATCHDOG_USEC` when that is set and
+/// `watchdogIntervalMilliseconds` is a quarter of `$WATCHDOG_USEC` when that is set and
 /// `$WATCHDOG_PID` is unset or this process; otherwise nil, and the caller arms no timer.
 /// Other address kinds (`vsock:`) are not supported: they count as send failures.
 /// Send errors are ignored (a supervisor that stopped listening must not stop the beacon);
@@ -80,13 +80,16 @@ public final class ServiceNotifier {
 
     // MARK: environment
 
-    /// Half of `WATCHDOG_USEC` in milliseconds (at least 1), when it applies to `ourPID`.
+    /// A quarter of `WATCHDOG_USEC` in milliseconds (at least 1), when it applies to `ourPID`.
+    /// systemd asks for a beat at least every half; a quarter keeps the longest gap between two
+    /// beats under half of `WatchdogSec=` even when one wait of the loop runs late (a controller
+    /// that stops answering holds a command up to its 2 s timeout).
     static func watchdogInterval(usec: String?, pid: String?, ourPID: Int32) -> Int? {
         guard let usec, let value = UInt64(usec), value > 0 else { return nil }
         if let pid, !pid.isEmpty {
             guard let owner = Int32(pid), owner == ourPID else { return nil }
         }
-        return Int(min(value / 2 / 1000, UInt64(Int32.max))).clamped(toAtLeast: 1)
+        return Int(min(value / 4 / 1000, UInt64(Int32.max))).clamped(toAtLeast: 1)
     }
 
     /// CLOCK_MONOTONIC in microseconds, the clock `MONOTONIC_USEC=` is read against.

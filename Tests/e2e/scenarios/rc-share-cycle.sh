@@ -29,7 +29,7 @@ wait_bg cyc 15
 [ "$BG_RC" = 0 ] || fail "exit $BG_RC after the last cycle, want 0: $(tail -n 3 "$E2E_OUT/cyc.log")"
 t_end=$EPOCHREALTIME
 cycle_windows_check
-# The watchdog: fed on raw HCI's schedule (half of WATCHDOG_USEC) for the whole session.
+# The watchdog: fed on raw HCI's schedule (a quarter of WATCHDOG_USEC) for the whole session.
 beats=$(grep -c '^WATCHDOG=1' "$notes" || true)
 secs=$(awk -v a="$t_start" -v b="$t_end" 'BEGIN { printf "%d", b - a }')
 echo "WATCHDOG=1 datagrams: $beats in $secs s"

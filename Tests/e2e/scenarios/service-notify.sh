@@ -6,7 +6,7 @@
 # that adds a beacon, and SIGTERM, the listener must record in order: READY=1 with the on-air
 # STATUS; the waiting STATUS while hci0 is down; the on-air STATUS again once re-armed;
 # RELOADING=1 (with MONOTONIC_USEC) then READY=1 with two beacons; STOPPING=1. WATCHDOG=1 arrives
-# at half of WATCHDOG_USEC; `beacon-tx status` exits 0 while on air (with the re-arm after the
+# at a quarter of WATCHDOG_USEC; `beacon-tx status` exits 0 while on air (with the re-arm after the
 # power cycle), 3 while hci0 is down and after the stop (state file removed); every stderr line
 # carries a <N> priority prefix.
 # shellcheck source=SCRIPTDIR/../lib.sh
