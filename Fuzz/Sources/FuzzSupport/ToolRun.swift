@@ -31,17 +31,18 @@ public struct ToolRun {
         stderrLines = box.err
     }
 
-    /// The invariants every run keeps, whatever the input: a sysexits code; every stderr line
-    /// starts with `beacon-tx`, is printable and bounded; a failure prints nothing on stdout and
+    /// The invariants every run keeps, whatever the input: a sysexits code or a verdict (1: `verify`
+    /// and `start --check` differ, a `doctor` check failed, as it does with no Bluetooth; 3: nothing
+    /// on air); every stderr line starts with `beacon-tx`, is printable and bounded; a failure prints
     /// at least one line on stderr; text on stdout is printable (binary btsnoop aside).
     public func checkCommonInvariants(_ context: @autoclosure () -> String) {
-        require([0, 3, 64, 65, 66, 69, 70, 73, 74, 77].contains(code), "exit \(code): \(context())")
+        require([0, 1, 3, 64, 65, 66, 69, 70, 73, 74, 77].contains(code), "exit \(code): \(context())")
         for line in stderrLines {
             require(line.hasPrefix("beacon-tx"), "stderr line without the program name: \(line.debugDescription) (\(context()))")
             require(line.unicodeScalars.allSatisfy(isPrintable), "unprintable on stderr: \(line.debugDescription) (\(context()))")
             require(line.utf8.count <= 1200, "unbounded error line (\(line.utf8.count) bytes): \(context())")
         }
-        if code != 0 && code != 3 {
+        if ![0, 1, 3].contains(code) {
             require(!stderrLines.isEmpty, "exit \(code) without a message: \(context())")
         }
         if !stdout.starts(with: Array("btsnoop\0".utf8)) {

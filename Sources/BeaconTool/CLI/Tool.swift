@@ -158,7 +158,7 @@ public enum BeaconTX {
     ]
 
     static let exitCodes: [(code: ExitCode, meaning: String)] = [
-        (.success, "ok"), (.differs, "differs (start --check, verify)"), (.nothingOnAir, "nothing on air (status)"), (.usage, "usage"), (.dataError, "bad data"),
+        (.success, "ok"), (.differs, "differs (start --check, verify) or a check failed (doctor)"), (.nothingOnAir, "nothing on air (status)"), (.usage, "usage"), (.dataError, "bad data"),
         (.noInput, "missing file"), (.unavailable, "unavailable"), (.software, "internal"),
         (.cantCreate, "cannot create output"), (.ioError, "cannot write output (stdout or --output)"),
         (.tempFail, "device in use by another beacon-tx session (start)"), (.noPermission, "permission"),
