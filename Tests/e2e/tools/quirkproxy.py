@@ -26,7 +26,7 @@ CONTROLLER_PORT and forwards H4 packets both ways, except what the quirks change
 - `data-disallowed`: every fourth LE Set Advertising Data (or LE Set Extended Advertising Data) sent
   while that advertising is on is not forwarded and is answered Command Disallowed (0x0C), as some
   controllers do at times (noble/bleno#136, #157); a write while it is off always goes through.
-Any quirks: SIGUSR1 sends the host a Hardware Error event (code 0x00; raspberrypi/linux#2832), and
+`none`: no quirk, only the signals. Any quirks: SIGUSR1 sends the host a Hardware Error event (code 0x00; raspberrypi/linux#2832), and
 the kernel resets the controller. SIGUSR2 makes the controller stop answering for 5 s: the commands
 sent meanwhile are dropped, never answered (a UART controller's "command tx timeout": room-assistant
 #1158, raspberrypi/linux#4601); what it does on air goes on. Logs 'listening ...' once ready and each rewrite on stderr.
@@ -59,7 +59,7 @@ def complete(opcode, status):
 
 def main():
     listen, controller = int(sys.argv[1]), int(sys.argv[2])
-    quirks = set(sys.argv[3].split(",")) if len(sys.argv) > 3 else {"v41"}
+    quirks = set(sys.argv[3].split(",")) - {"none"} if len(sys.argv) > 3 else {"v41"}
     unknown = quirks - {"v41", "ext-refused", "redundant-disable", "slow", "credit-nop", "data-disallowed"}
     if unknown:
         sys.exit("quirkproxy: unknown quirk(s): %s" % ", ".join(sorted(unknown)))
