@@ -83,103 +83,13 @@ import Testing
         #expect(r.err.contains("hci0: LE Set Extended Advertising Parameters (0x2036) failed: Command Disallowed (0x0c); the controller is in legacy advertising mode, switching to legacy commands\n"))
     }
 
-    @Test func hardwareErrorWhileAdvertisingReArmsInTheSameProcess() throws {
-        let p = try plan(.extended)
-        let otherScan = HCIEvent(code: .leMeta, parameters: [0x02, 0x00])
-        let (h, fake) = host(steps(C.probe(extended: true), C.okSteps(p.start), [
-            .receive(.event(otherScan.packet)), .receive(.event(HCIEvent(code: .hardwareError, parameters: [0x07]).packet)),
-            // No down/up from the kernel within the grace period: the session re-arms by itself.
-            .receive(.timedOut),
-        ], C.okSteps(p.start), [.receive(.signal(15))], C.okSteps(p.stop)))
-        let clock = TestClock()
-        clock.attach(fake)
-        let r = tool(["start"] + goldenFlags, host: h, clock: clock)
-        #expect(r.code == 0, "\(r.err)")
-        #expect(r.err.contains("hci0 reported a Hardware Error; waiting for the kernel to reset it"))
-        #expect(r.err.contains("re-armed 1 beacon(s) on hci0 after: Hardware Error (code 0x07)"))
-        #expect(fake.requestedTimeouts.contains { (2900...3000).contains($0) }, "the grace timer: \(fake.requestedTimeouts)")
-        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
-    }
-
-    @Test func deviceDownIsRespectedAndUpReArms() throws {
-        let p = try plan(.extended)
-        let otherDevice = StackInternalDeviceEvent(kind: .down, deviceID: 1).event
-        let down = StackInternalDeviceEvent(kind: .down, deviceID: 0).event
-        let up = StackInternalDeviceEvent(kind: .up, deviceID: 0).event
-        #expect(Hex.encode(down.packet) == "04fd06010004000000")
-        // Down: nothing is sent (no HCIDEVUP, no command) and no timer is set; up: re-armed at once.
-        let (h, fake) = host(steps(C.probe(extended: true), C.okSteps(p.start), [
-            .receive(.event(otherDevice.packet)), .receive(.event(down.packet)), .receive(.event(up.packet)),
-        ], C.okSteps(p.start), [.receive(.event(down.packet)), .receive(.signal(15))]))
-        let r = tool(["start"] + goldenFlags, host: h)
-        #expect(r.code == 0, "\(r.err)")
-        #expect(r.err.contains("hci0 down; waiting to re-arm"))
-        #expect(r.err.contains("re-armed 1 beacon(s) on hci0 after: hci0 up again"))
-        #expect(h.log == ["open hci0 +signals"], "never brought up by beacon-tx")
-        // Command answers are awaited with the 2000 ms timeout; the idle waits set no timer at all.
-        #expect(fake.requestedTimeouts.allSatisfy { $0 < 0 || $0 > 1900 }, "no timer while waiting: \(fake.requestedTimeouts)")
-        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
-    }
-
-    @Test func durationStopsCleanlyAndExits0() throws {
-        let p = try plan(.extended)
-        // One wait of the whole duration (no timer before it), then the stop plan.
-        let (h, fake) = host(steps(C.probe(extended: true), C.okSteps(p.start), [.receive(.timedOut)], C.okSteps(p.stop)))
-        let clock = TestClock()
-        clock.attach(fake)
-        let r = tool(["start"] + goldenFlags + ["--duration", "3"], host: h, clock: clock)
-        #expect(r.code == 0, "\(r.err)")
-        #expect(r.err.contains("schedule done: advertising stopped on hci0"))
-        #expect(fake.requestedTimeouts.contains { (2900...3000).contains($0) }, "\(fake.requestedTimeouts)")
-        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+    /// The schedule's flags (`--duration` and `--cycle` at work: SessionLoopRawTests, SessionLoopTests).
+    @Test func scheduleFlagsInTheDryRunAndTheirUsageErrors() throws {
+        let (h, _) = host([])
         let dry = tool(["start"] + goldenFlags + ["--cycle", "2:2:2", "--dry-run"])
         #expect(dry.out.contains("schedule: on 2 s (the start commands), off 2 s (disable, sets kept), 2 times, then stop; phase changes: off at 2 s, on at 4 s, off at 6 s, stop at 8 s"), "\(dry.out)")
         #expect(tool(["start"] + goldenFlags + ["--cycle", "2"]).code == 64)
         #expect(tool(["start"] + goldenFlags + ["--duration", "3", "--detach"], host: h).code == 64)
-    }
-
-    @Test func anUnpluggedControllerThatReturnsIsReArmed() throws {
-        let p = try plan(.extended)
-        let gone = StackInternalDeviceEvent(kind: .unregistered, deviceID: 0).event
-        // Unplugged, then back (same address, up): opened and probed again, and the beacon re-armed.
-        let (h, fake) = host(steps(C.probe(extended: true), C.okSteps(p.start), [.receive(.event(gone.packet))],
-                                   C.probe(extended: true), C.okSteps(p.start), [.receive(.signal(15))], C.okSteps(p.stop)))
-        h.deviceWaits = [.returned(C.device(0))]
-        let r = tool(["start"] + goldenFlags + ["--device-timeout", "5"], host: h)
-        #expect(r.code == 0, "\(r.err)")
-        #expect(h.log == ["open hci0 +signals", "wait for 00:AA:01:00:00:00 5000 ms", "open hci0 +signals"])
-        #expect(r.err.contains("hci0 (00:AA:01:00:00:00) was unregistered; waiting up to 5 s for it to return"))
-        #expect(r.err.contains("re-armed 1 beacon(s) on hci0 after: hci0 returned"))
-        // The dead device's socket was closed before the wait: it would keep index 0 taken, and the
-        // replugged adapter would come back as hci1 (seen under a real systemd: e2e-systemd 15-replug).
-        #expect(fake.closeCount == 1)
-        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
-
-        // It does not come back: exit 69 after the timeout, naming the flag.
-        let (h2, fake2) = host(steps(C.probe(extended: true), C.okSteps(p.start), [.receive(.event(gone.packet))]))
-        let r2 = tool(["start"] + goldenFlags, host: h2)
-        #expect(r2.code == 69)
-        #expect(r2.err.contains("hci0 (00:AA:01:00:00:00) did not return within 60 s (--device-timeout); nothing is on air"))
-        #expect(fake2.isFullyConsumed, "left: \(fake2.remaining)")
-    }
-
-    @Test func anotherProgramsResetIsReArmedAfterItCompletes() throws {
-        let p = try plan(.extended)
-        let clearSets = HCICommand.leClearAdvertisingSets
-        let (h, fake) = host(steps(C.probe(extended: true), C.okSteps(p.start), [
-            .receive(.command(HCICommand.reset.packet)), .receive(.event(C.ok(.reset).packet)),
-            .receive(.timedOut),  // the settle time passes without the device going down
-        ], C.okSteps(p.start), [
-            .receive(.command(clearSets.packet)), .receive(.event(C.ok(clearSets).packet)), .receive(.timedOut),
-        ], C.okSteps(p.start), [.receive(.signal(15))], C.okSteps(p.stop)))
-        let clock = TestClock()
-        clock.attach(fake)
-        let r = tool(["start"] + goldenFlags, host: h, clock: clock)
-        #expect(r.code == 0, "\(r.err)")
-        #expect(fake.observesCommands)
-        #expect(r.err.contains("after: another program reset hci0 (HCI Reset)"))
-        #expect(r.err.contains("after: another program cleared all advertising sets (LE Clear Advertising Sets)"))
-        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
     @Test func detachLeavesAdvertisingOn() throws {

@@ -56,6 +56,7 @@ final class LoopHarness {
         let moved: (Int) -> Void = { [unowned self] t in self.now += Int64(max(0, t)) }
         controller.clampWait = clamp
         controller.onTimeout = moved
+        host.onWaitTimeout = moved
         kernel?.clampWait = clamp
         kernel?.onTimeout = moved
         loop.begin()
@@ -162,13 +163,22 @@ private final class ClockBox {
         h.advanceTime(by: 3000)
         let before = h.beats
         #expect(before == 4)
-        h.deliver(HCIReceive.event(StackInternalDeviceEvent(kind: .down, deviceID: 0).event.packet))
+        h.deliver(HCIReceive.event(StackInternalDeviceEvent(kind: .down, deviceID: 1).event.packet))
+        #expect(h.phase == .onAir, "another device's down is not ours")
+        let down = StackInternalDeviceEvent(kind: .down, deviceID: 0).event
+        #expect(Hex.encode(down.packet) == "04fd06010004000000")
+        let sent = h.controller.sent.count
+        h.deliver(HCIReceive.event(down.packet))
         #expect(h.phase == .deviceDown && h.machine.isHealthy)
+        #expect(h.machine.nextDeadline == nil, "no timer while down: the kernel's up re-arms")
         h.advanceTime(by: 5000)
         #expect(h.beats == before + 5, "WATCHDOG=1 a second while down: \(h.datagrams)")
         #expect(h.datagrams.contains("STATUS=hci0 down; waiting to re-arm"))
+        #expect(h.controller.sent.count == sent, "nothing sent while down")
         h.deliver(HCIReceive.event(StackInternalDeviceEvent(kind: .up, deviceID: 0).event.packet), expecting: C.okSteps(p.start))
         #expect(h.phase == .onAir && h.machine.lastRearm?.cause == .deviceUp)
+        #expect(h.stderr.contains("re-armed 1 beacon(s) on hci0 after: hci0 up again"), "\(h.stderr)")
+        #expect(h.host.log == ["open hci0 +signals"], "never brought up by beacon-tx")
         h.advanceTime(by: 2000)
         #expect(h.beats == before + 7)
         h.deliver(HCIReceive.signal(15), expecting: C.okSteps(p.stop))
