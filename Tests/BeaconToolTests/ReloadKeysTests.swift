@@ -18,6 +18,8 @@ import Testing
         var path: String { directory + "/kiosk.json" }
         /// Set 2 in raw HCI; the sharing mode refuses `advertisingSet` (the kernel chooses).
         let advertisingSet: Bool
+        /// The beacon's minor, for reloads that change the beacon itself.
+        var minor = 2
         init(_ extra: String = "", advertisingSet: Bool = true) throws {
             self.advertisingSet = advertisingSet
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -25,7 +27,7 @@ import Testing
         }
         func write(_ extra: String) throws {
             let keys = [extra, advertisingSet ? "\"advertisingSet\": 2" : ""].filter { !$0.isEmpty }.joined(separator: ", ")
-            let text = "{ \(keys)\(keys.isEmpty ? "" : ", ")\"beacons\": [{ \"uuid\": \"\(Golden.uuidText)\", \"major\": 1, \"minor\": 2 }] }"
+            let text = "{ \(keys)\(keys.isEmpty ? "" : ", ")\"beacons\": [{ \"uuid\": \"\(Golden.uuidText)\", \"major\": 1, \"minor\": \(minor) }] }"
             try text.write(toFile: path, atomically: true, encoding: .utf8)
         }
         deinit { try? FileManager.default.removeItem(atPath: directory) }
@@ -92,6 +94,43 @@ import Testing
         let text = try String(contentsOfFile: b, encoding: .utf8)
         #expect(text.contains("beacon_tx_session_on_air{device=\"hci0\"} 1"), "\(text)")
         #expect(text.contains("beacon_tx_reloads_total{device=\"hci0\",result=\"applied\"} 1"), "\(text)")
+    }
+
+    /// A changed minor reloads in place through the loop (SIGHUP): set 2 alone is configured again
+    /// (disabled, its parameters and data with the new minor, enabled: the new plan's commands for
+    /// it) and nothing else is sent; the process and the session stay.
+    @Test func rawHCIReloadsAChangedBeaconInPlace() throws {
+        let file = try ConfigFile()
+        let h = try raw(file)
+        let b = try #require(Golden.beacon)
+        let next = AdvertisingPlan(beacon: IBeacon(uuid: b.uuid, major: 1, minor: 3, measuredPower: -59),
+                                   options: AdvertisingOptions(interval: .standard, advertisingHandle: 2), family: .extended)
+        let sent = h.controller.sent.count
+        file.minor = 3
+        try file.write("")
+        h.deliver(HCIReceive.signal(1), expecting: C.okSteps(next.start))
+        #expect(h.stderr.contains("reloaded \(file.path): 0 unchanged, 1 updated, 0 added, 0 removed"), "\(h.stderr)")
+        #expect(Array(h.controller.sent.dropFirst(sent)) == next.start.map(\.command.packet))
+        #expect(h.phase == .onAir && h.exit == nil && h.failure == nil)
+        #expect(h.controller.isFullyConsumed && h.controller.mismatches.isEmpty, "\(h.controller.remaining) \(h.controller.mismatches)")
+    }
+
+    /// The sharing mode reloads a changed minor on the same kernel instance (5): Add Extended
+    /// Advertising Parameters and Data again, the data with minor 3; no Remove Advertising.
+    @Test func theSharingModeReAddsAChangedBeaconOnItsInstance() throws {
+        let file = try ConfigFile("\"share\": \"always\"", advertisingSet: false)
+        let h = try LoopHarness(["start", "--config", file.path], controller: C.probe(extended: false),
+                                kernel: [Kernel.step(.readAdvertisingFeatures(index: 0), [0xFF, 0xFF, 0x01, 0x00, 31, 31, 5, 1, 1])] + (try SessionLoopTests().add()))
+        let minor3 = try #require(Hex.decode("550000002100" + "05" + "1e00" + "0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010003c5"))
+        let sent = h.kernel?.sent.count ?? 0
+        file.minor = 3
+        try file.write("\"share\": \"always\"")
+        h.deliver(MGMTReceive.signal(1), expecting: [Kernel.step(try MGMTCommand(packet: SessionLoopTests.mgmtParams), [5, 0, 31, 31]),
+                                                     Kernel.instanceStep(try MGMTCommand(packet: minor3))])
+        #expect(h.stderr.contains("reloaded \(file.path): 0 unchanged, 1 updated, 0 added, 0 removed"), "\(h.stderr)")
+        #expect(Array(h.kernel?.sent.dropFirst(sent) ?? []) == [SessionLoopTests.mgmtParams, minor3])
+        #expect(h.phase == .onAir && h.exit == nil && h.failure == nil)
+        #expect(h.kernel?.isFullyConsumed == true && h.kernel?.mismatches.isEmpty == true, "\(h.kernel?.remaining ?? []) \(h.kernel?.mismatches ?? [])")
     }
 
     /// The sharing mode refuses the same way: no MGMT command.
