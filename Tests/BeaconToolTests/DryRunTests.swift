@@ -127,6 +127,32 @@ import Testing
         expectSnapshot(dataCmd.out, "decode-command.json")
     }
 
+    /// AltBeacon and Eddystone frames (UID, URL, TLM), each named with its fields in text and JSON
+    /// (`altBeacon`/`eddystone` appear only when the data is one; an iBeacon's output is unchanged).
+    @Test func decodeNamesAltBeaconAndEddystoneFrames() throws {
+        let uuid = try #require(ProximityUUID("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"))
+        let uid = try #require(Eddystone.UID(namespace: Hex.decode("edd1ebeac04e5defa017") ?? [], instance: Hex.decode("0123456789ab") ?? [], txPower: -20))
+        let frames: [[UInt8]] = [
+            AltBeacon(id1: uuid, id2: 1, id3: 2).advertisingData,
+            Eddystone.Frame.uid(uid).advertisingData,
+            Eddystone.Frame.url(try Eddystone.URL("https://www.example.com/", txPower: -20)).advertisingData,
+            Eddystone.Frame.tlm(Eddystone.TLM(batteryMillivolts: 3000, temperature: 0x1A80, advertisingPDUCount: 258, uptimeTenths: 1234)).advertisingData,
+            Eddystone.Frame.tlm(Eddystone.TLM(advertisingPDUCount: 1, uptimeTenths: 5)).advertisingData,
+        ]
+        var text = "", json = ""
+        for data in frames {
+            let t = tool(["decode", Hex.encode(data)])
+            #expect(t.code == 0, "\(t.err)")
+            text += "# " + Hex.encode(data) + "\n" + t.out
+            let j = tool(["decode", Hex.encode(data), "--json"])
+            #expect(j.code == 0, "\(j.err)")
+            json += j.out
+        }
+        expectSnapshot(text, "decode-frames.txt")
+        expectSnapshot(json, "decode-frames.json")
+        #expect(!tool(["decode", Golden.advertisingDataHex, "--json"]).out.contains("eddystone"))
+    }
+
     /// `decode --json` gives every command and event beacon-tx sends or receives field by field, under
     /// the spec's field names (one compact object per line of stdin).
     @Test func decodeJSONFieldByField() {

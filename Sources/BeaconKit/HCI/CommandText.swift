@@ -75,6 +75,27 @@ public enum CommandText {
                     lines.append("  Major: \(beacon.major)")
                     lines.append("  Minor: \(beacon.minor)")
                     lines.append("  Measured power: \(beacon.measuredPower) dBm")
+                } else if let beacon = AltBeacon(manufacturerData: s.data) {
+                    lines.append("Company: \(beacon.manufacturer) (\(Hex.word(beacon.manufacturer)))")
+                    lines.append("  Type: AltBeacon (beacon code 0xbeac)")
+                    lines.append("  ID1: \(beacon.id1)")
+                    lines.append("  ID2: \(beacon.id2)")
+                    lines.append("  ID3: \(beacon.id3)")
+                    lines.append("  Reference RSSI: \(beacon.referenceRSSI) dBm")
+                    lines.append("  Reserved: \(Hex.byte(beacon.reserved))")
+                } else {
+                    lines.append("\(s.type): \(Hex.encode(s.data))")
+                }
+            case .completeList16BitServiceUUIDs, .incompleteList16BitServiceUUIDs where s.data.count % 2 == 0:
+                let uuids = stride(from: 0, to: s.data.count, by: 2).map { i -> String in
+                    let uuid = UInt16(s.data[i]) | UInt16(s.data[i + 1]) << 8
+                    return Hex.word(uuid) + (uuid == Eddystone.serviceUUID ? " (Eddystone)" : "")
+                }
+                lines.append("\(s.type.name): \(uuids.joined(separator: ", "))")
+            case .serviceData16BitUUID:
+                if let frame = Eddystone.Frame(serviceData: s.data) {
+                    lines.append("Service Data: Eddystone (0xfeaa)")
+                    lines += describeEddystone(frame).map { "  " + $0 }
                 } else {
                     lines.append("\(s.type): \(Hex.encode(s.data))")
                 }
@@ -83,6 +104,30 @@ public enum CommandText {
             }
         }
         return lines
+    }
+
+    /// An Eddystone frame's type and fields, one per line.
+    static func describeEddystone(_ frame: Eddystone.Frame) -> [String] {
+        switch frame {
+        case let .uid(f):
+            return ["Frame: UID (0x00)", "Ranging data: \(f.txPower) dBm at 0 m",
+                    "Namespace: \(Hex.encode(f.namespace))", "Instance: \(Hex.encode(f.instance))"]
+        case let .url(f):
+            return ["Frame: URL (0x10)", "TX power: \(f.txPower) dBm at 0 m", "URL: \(f.url)"]
+        case let .tlm(f):
+            let temperature = f.temperature == Eddystone.TLM.temperatureNotSupported ? "not supported (0x8000)" : "\(fixedPoint(f.temperature)) °C"
+            return ["Frame: TLM (0x20), unencrypted", "Battery: " + (f.batteryMillivolts == 0 ? "0 (not battery powered)" : "\(f.batteryMillivolts) mV"),
+                    "Temperature: \(temperature)", "Advertising PDUs: \(f.advertisingPDUCount)",
+                    "Time since power-on: \(f.uptimeTenths / 10).\(f.uptimeTenths % 10) s"]
+        }
+    }
+
+    /// A signed 8.8 fixed-point value with two decimals (`26.50`, `-0.25`), without Foundation.
+    static func fixedPoint(_ value: Int16) -> String {
+        let hundredths = (Int(value) * 100) / 256
+        let magnitude = abs(hundredths)
+        let fraction = magnitude % 100
+        return (value < 0 ? "-" : "") + "\(magnitude / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
     }
 
     /// 16 bytes per row: `1e 02 01 06 ...`.

@@ -86,7 +86,8 @@ enum HCIJSON {
         }
     }
 
-    /// `{"hex": …, "structures": [{"type": 1, "typeName": "Flags", "data": "06"}, …], "iBeacon": {…} | null}`.
+    /// `{"hex": …, "structures": [{"type": 1, "typeName": "Flags", "data": "06"}, …], "iBeacon": {…} | null}`,
+    /// and `"altBeacon": {…}` or `"eddystone": {…}` only when the data is one.
     static func advertisingData(_ bytes: [UInt8]) -> JSON {
         var pairs: [(String, JSON)] = [("hex", .string(Hex.encode(bytes)))]
         if let structures = try? ADStructure.parse(bytes) {
@@ -97,6 +98,8 @@ enum HCIJSON {
             pairs.append(("structures", .null))
         }
         pairs.append(("iBeacon", IBeacon(advertisingData: bytes).map { .object($0.jsonFields) } ?? .null))
+        if let b = AltBeacon(advertisingData: bytes) { pairs.append(("altBeacon", .object(b.jsonFields))) }
+        if let f = Eddystone.Frame(advertisingData: bytes) { pairs.append(("eddystone", .object(f.jsonFields))) }
         return .object(pairs)
     }
 
@@ -108,5 +111,29 @@ extension IBeacon {
     var jsonFields: [(String, JSON)] {
         [("uuid", .string(uuid.description)), ("major", .number(Double(major))), ("minor", .number(Double(minor))),
          ("measuredPower", .number(Double(measuredPower)))]
+    }
+}
+
+extension AltBeacon {
+    var jsonFields: [(String, JSON)] {
+        [("id1", .string(id1.description)), ("id2", .number(Double(id2))), ("id3", .number(Double(id3))),
+         ("referenceRSSI", .number(Double(referenceRSSI))), ("manufacturer", .number(Double(manufacturer))), ("reserved", .number(Double(reserved)))]
+    }
+}
+
+extension Eddystone.Frame {
+    /// `frame` (uid, url, tlm), then its fields; TLM's temperature in °C or null (not supported).
+    var jsonFields: [(String, JSON)] {
+        switch self {
+        case let .uid(f):
+            return [("frame", .string("uid")), ("txPower", .number(Double(f.txPower))),
+                    ("namespace", .string(Hex.encode(f.namespace))), ("instance", .string(Hex.encode(f.instance)))]
+        case let .url(f):
+            return [("frame", .string("url")), ("txPower", .number(Double(f.txPower))), ("url", .string(f.url))]
+        case let .tlm(f):
+            return [("frame", .string("tlm")), ("batteryMillivolts", .number(Double(f.batteryMillivolts))),
+                    ("temperatureCelsius", f.celsius.map(JSON.number) ?? .null),
+                    ("advertisingPDUCount", .number(Double(f.advertisingPDUCount))), ("uptimeSeconds", .number(Double(f.uptimeTenths) / 10))]
+        }
     }
 }
