@@ -151,6 +151,10 @@ import Testing
         expectSnapshot(text, "decode-frames.txt")
         expectSnapshot(json, "decode-frames.json")
         #expect(!tool(["decode", Golden.advertisingDataHex, "--json"]).out.contains("eddystone"))
+        // A UUID list of an odd length is shown as bytes (fuzz-decode's finding: it trapped).
+        let odd = tool(["decode", "020306"])
+        #expect(odd.code == 0 && odd.out == "Complete List of 16-bit Service UUIDs (0x03): 06\n", "\(odd.out)\(odd.err)")
+        #expect(tool(["decode", "05020d18aafe"]).out == "Incomplete List of 16-bit Service UUIDs: 0x180d, 0xfeaa (Eddystone)\n")
     }
 
     /// `decode --json` gives every command and event beacon-tx sends or receives field by field, under

@@ -5,7 +5,8 @@ import FuzzSupport
 import Glibc
 #endif
 
-// Advertising data, iBeacons, UUIDs, regions and hex: parse → encode → parse is the identity.
+// Advertising data, iBeacons, AltBeacons, Eddystone frames, UUIDs, regions and hex: parse → encode
+// → parse is the identity.
 exit(fuzzMain { input in
     if let structures = try? ADStructure.parse(input) {
         let encoded = structures.flatMap(\.encoded)
@@ -16,6 +17,23 @@ exit(fuzzMain { input in
     if let beacon = IBeacon(advertisingData: input) {
         require(IBeacon(advertisingData: beacon.advertisingData) == beacon, "iBeacon round trip")
         require(beacon.advertisingData.count == 30, "iBeacon advertising data is 30 bytes")
+    }
+    if let beacon = AltBeacon(advertisingData: input) {
+        require(AltBeacon(advertisingData: beacon.advertisingData) == beacon, "AltBeacon round trip")
+        require(beacon.advertisingData.count == 31, "AltBeacon advertising data is 31 bytes")
+    }
+    if let frame = Eddystone.Frame(advertisingData: input) {
+        require(Eddystone.Frame(advertisingData: frame.advertisingData) == frame, "Eddystone round trip: \(Hex.encode(input))")
+        require(frame.advertisingData.count <= 31, "Eddystone advertising data over 31 bytes: \(Hex.encode(input))")
+        if case let .url(u) = frame {
+            // The decoded text encodes again within the limit, to the same URL (maybe shorter).
+            let again = try? Eddystone.URL(u.url, txPower: u.txPower)
+            require(again?.url == u.url && (again?.encoded.count ?? 99) <= u.encoded.count, "URL text re-encodes: \(u.url.debugDescription)")
+        }
+    }
+    let url = String(decoding: input, as: UTF8.self)
+    if let u = try? Eddystone.URL(url, txPower: 0) {
+        require(Eddystone.Frame(serviceData: Eddystone.Frame.url(u).serviceData) == .url(u), "encoded URL decodes to itself: \(url.debugDescription)")
     }
     if input.count >= 21 {
         let uuid = ProximityUUID(bytes: Array(input[0..<16]))

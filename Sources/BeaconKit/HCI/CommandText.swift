@@ -86,7 +86,12 @@ public enum CommandText {
                 } else {
                     lines.append("\(s.type): \(Hex.encode(s.data))")
                 }
-            case .completeList16BitServiceUUIDs, .incompleteList16BitServiceUUIDs where s.data.count % 2 == 0:
+            case .completeList16BitServiceUUIDs, .incompleteList16BitServiceUUIDs:
+                // (A `where` on this case would guard only its last pattern.)
+                guard s.data.count % 2 == 0 else {
+                    lines.append("\(s.type): \(Hex.encode(s.data))")
+                    continue
+                }
                 let uuids = stride(from: 0, to: s.data.count, by: 2).map { i -> String in
                     let uuid = UInt16(s.data[i]) | UInt16(s.data[i + 1]) << 8
                     return Hex.word(uuid) + (uuid == Eddystone.serviceUUID ? " (Eddystone)" : "")
