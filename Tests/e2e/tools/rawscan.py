@@ -143,13 +143,27 @@ class Scanner:
                   f"addr_type={atype} rssi={rssi} sid={sid} status={status} {self.stamp()}data={data.hex()}",
                   flush=True)
 
-    def enable(self, mode, active):
+    def enable(self, mode, active, retried=False):
+        """Sets the scan parameters and enables scanning. A controller that is scanning already (the
+        kernel's own scan, or another program's, after bluetoothd's restart) answers Command
+        Disallowed to both families' parameters: scanning is then disabled in both and tried once more."""
+        try:
+            return self._enable(mode, active)
+        except CommandError as e:
+            if retried or e.status != COMMAND_DISALLOWED:
+                raise
+            print(f"# {self.name}: {e}; disabling scanning (legacy and extended) and trying again", flush=True)
+            self.command(OP_SET_SCAN_ENABLE, bytes([0, 0]), timeout=2.0)
+            self.command(OP_SET_EXT_SCAN_ENABLE, struct.pack("<BBHH", 0, 0, 0, 0), timeout=2.0)
+            return self.enable(mode, active, retried=True)
+
+    def _enable(self, mode, active):
         scan_type = 1 if active else 0
         if mode in ("auto", "legacy"):
             st = self.command(OP_SET_SCAN_PARAMS,
                               struct.pack("<BHHBB", scan_type, 0x0010, 0x0010, 0, 0))
             if st == COMMAND_DISALLOWED and mode == "auto":
-                return self.enable("extended", active)
+                return self._enable("extended", active)
             if st:
                 raise CommandError(OP_SET_SCAN_PARAMS, st)
             st = self.command(OP_SET_SCAN_ENABLE, bytes([1, 0]))
