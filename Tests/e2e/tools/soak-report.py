@@ -6,7 +6,7 @@
                    --a "HEX HEX HEX" --b "HEX HEX HEX" --window S [--minutes M] [--json FILE]
 
 Reads the soak's events ("fault KIND T0 T1 RECOVERED|none CONFIG", "sample T RSS_KB FDS",
-"stop T EXIT"), the receiver's rawscan.py --clock log and the notify listener's --clock log, and
+"process PID", "stop T EXIT [CHECKS]"), the receiver's rawscan.py --clock log and the notify listener's --clock log, and
 prints:
 - faults and recoveries: per kind and overall, the time from a fault's end to every beacon of the
   config in force heard again (median, 95th percentile, worst), and the faults not recovered;
@@ -16,6 +16,7 @@ prints:
   old beacons, still on air);
 - the longest gap between two WATCHDOG=1 (from the first to the stop);
 - the resident set and open descriptors at the start, the middle and the end;
+- the process: its pid, the same from the start to SIGTERM (the soak checks it after every fault);
 - the exit after SIGTERM, and reports of ours heard from 1 s after the stop.
 
 Then one "FAILED: ..." line per check that does not hold: a fault unrecovered, a stale identity,
@@ -57,7 +58,7 @@ def main():
     a = ap.parse_args()
     ours = {"A": set(a.a.split()), "B": set(a.b.split())}
 
-    faults, samples, stop = [], [], None
+    faults, samples, stop, pid = [], [], None, None
     for line in open(a.events):
         f = line.split()
         if f and f[0] == "fault" and len(f) == 6:
@@ -65,8 +66,10 @@ def main():
                            "rec": None if f[4] == "none" else float(f[4]), "config": f[5]})
         elif f and f[0] == "sample" and len(f) == 4:
             samples.append((float(f[1]), int(f[2]), int(f[3])))
-        elif f and f[0] == "stop" and len(f) == 3:
-            stop = (float(f[1]), int(f[2]))
+        elif f and f[0] == "stop" and len(f) in (3, 4):
+            stop = (float(f[1]), int(f[2]), int(f[3]) if len(f) == 4 else None)
+        elif f and f[0] == "process" and len(f) == 2:
+            pid = int(f[1])
 
     times, datas = [], []
     for line in open(a.scan, errors="replace"):
@@ -167,6 +170,9 @@ def main():
         after = [d for d in datas[bisect.bisect_left(times, stop[0] + STOP_GRACE_S):] if d in ours["A"] | ours["B"]]
         out["exit"] = stop[1]
         out["ours_after_stop"] = len(after)
+        if pid is not None and stop[2] is not None:
+            out["pid"] = pid
+            print("process: pid %d from the start to SIGTERM, found running after each of %d faults" % (pid, stop[2]))
         print("SIGTERM: exit %d; reports of ours from %.0f s after the stop: %d" % (stop[1], STOP_GRACE_S, len(after)))
         if stop[1] != 0:
             failed.append("exit %d after SIGTERM" % stop[1])
