@@ -27,6 +27,7 @@ more; for runs of 20 minutes or more also the resident set at the end above the 
 import argparse
 import bisect
 import json
+import math
 import re
 import statistics
 
@@ -35,9 +36,9 @@ STOP_GRACE_S = 1.0
 
 
 def pct(values, p):
-    """The p-th percentile (nearest rank) of a non-empty list."""
+    """The p-th percentile (nearest rank: the ceil(p/100 * n)-th smallest) of a non-empty list."""
     s = sorted(values)
-    k = max(0, min(len(s) - 1, int(round(p / 100.0 * len(s) + 0.5)) - 1))
+    k = max(0, min(len(s) - 1, math.ceil(p / 100.0 * len(s)) - 1))
     return s[k]
 
 
