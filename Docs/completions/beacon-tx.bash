@@ -78,7 +78,7 @@ _beacon_tx() {
         --device) COMPREPLY=($(compgen -W "$(_beacon_tx_devices)" -- "$cur")); return ;;
         --controller) COMPREPLY=($(compgen -W 'auto legacy extended' -- "$cur")); return ;;
         --share) COMPREPLY=($(compgen -W 'never always auto' -- "$cur")); return ;;
-        --format) COMPREPLY=($(compgen -W 'json swift' -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'json swift kotlin' -- "$cur")); return ;;
         esac
         COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --share --timeout --advertising-set --random-address-per-set --no-random-address-per-set --rotation --device-timeout --duration --cycle --metrics --format --schema --help' -- "$cur")) ;;
     completions)
