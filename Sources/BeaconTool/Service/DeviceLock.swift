@@ -184,8 +184,8 @@ final class DeviceLock {
         let parent = directory.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         if !parent.isEmpty, mkdir(parent, 0o755) == 0 { _ = chmod(parent, 0o755) }
         guard mkdir(directory, 0o700) == 0 else { return }
-        if geteuid() == 0, let entry = getgrnam(group) {
-            _ = chown(directory, 0, entry.pointee.gr_gid)
+        if geteuid() == 0, let gid = GroupFile.gid(of: group) {   // not getgrnam: GroupFile says why
+            _ = chown(directory, 0, gid)
             _ = chmod(directory, 0o3771)
         } else {
             _ = chmod(directory, 0o1771)
