@@ -61,8 +61,8 @@ import Testing
             let code = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
                 .split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }.joined(separator: "\n")
             for call in calls {
-                let calls = code.contains("\(call)(")
-                #expect(!calls, "\(file) calls \(call)")
+                let found = code.contains("\(call)(")
+                #expect(!found, "\(file) calls \(call)")
             }
         }
     }

@@ -15,11 +15,11 @@ enum GroupFile {
         for line in text.split(separator: UInt8(ascii: "\n")) {
             let fields = line.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
             guard fields.count >= 3, fields[0].elementsEqual(name.utf8) else { continue }
+            // Digits only (UInt32's parser takes a sign); nil on overflow; 2^32 - 1 is (gid_t)-1, no group.
             let digits = fields[2]
-            guard !digits.isEmpty, digits.count <= 10,
-                  digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
-            let value = digits.reduce(UInt64(0)) { $0 * 10 + UInt64($1 - UInt8(ascii: "0")) }
-            return value < UInt64(UInt32.max) ? UInt32(value) : nil
+            guard digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                  let value = UInt32(String(decoding: digits, as: UTF8.self)), value != .max else { return nil }
+            return value
         }
         return nil
     }
