@@ -23,9 +23,10 @@ _beacon_tx() {
         --device) COMPREPLY=($(compgen -W "$(_beacon_tx_devices)" -- "$cur")); return ;;
         --controller) COMPREPLY=($(compgen -W 'auto legacy extended' -- "$cur")); return ;;
         --share) COMPREPLY=($(compgen -W 'never always auto' -- "$cur")); return ;;
+        --share-commands) COMPREPLY=($(compgen -W 'auto add-advertising' -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'text hex hcitool json btsnoop' -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --share --timeout --advertising-set --random-address-per-set --no-random-address-per-set --rotation --device-timeout --duration --cycle --metrics --dry-run --format --output --check --detach --reset --verbose --help' -- "$cur")) ;;
+        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --share --share-commands --timeout --advertising-set --random-address-per-set --no-random-address-per-set --rotation --device-timeout --duration --cycle --metrics --dry-run --format --output --check --detach --reset --verbose --help' -- "$cur")) ;;
     stop)
         case $prev in
         --device) COMPREPLY=($(compgen -W "$(_beacon_tx_devices)" -- "$cur")); return ;;
@@ -78,9 +79,10 @@ _beacon_tx() {
         --device) COMPREPLY=($(compgen -W "$(_beacon_tx_devices)" -- "$cur")); return ;;
         --controller) COMPREPLY=($(compgen -W 'auto legacy extended' -- "$cur")); return ;;
         --share) COMPREPLY=($(compgen -W 'never always auto' -- "$cur")); return ;;
+        --share-commands) COMPREPLY=($(compgen -W 'auto add-advertising' -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'json swift kotlin' -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --share --timeout --advertising-set --random-address-per-set --no-random-address-per-set --rotation --device-timeout --duration --cycle --metrics --format --schema --help' -- "$cur")) ;;
+        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --share --share-commands --timeout --advertising-set --random-address-per-set --no-random-address-per-set --rotation --device-timeout --duration --cycle --metrics --format --schema --help' -- "$cur")) ;;
     completions)
         COMPREPLY=($(compgen -W '--help bash zsh fish' -- "$cur")) ;;
     man)

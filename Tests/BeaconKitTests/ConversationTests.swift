@@ -150,6 +150,25 @@ import Testing
         #expect(fake.sent.count == 2)
     }
 
+    /// Issue 40 (the quirk bed's credit-nop controller): the NOP that gave the credit back came while
+    /// the session slept between commands, read by the session and not the runner, so the stop's
+    /// disable waited for a credit already given and failed "not sent" (exit 69 after SIGTERM).
+    @Test func aCreditGivenBetweenCommandsIsNotLost() throws {
+        let nop = CommandComplete(numHCICommandPackets: 1, opcode: Opcode(rawValue: 0), returnParameters: [0]).event
+        let fake = ScriptedController([
+            .command(.leSetAdvertisingEnable(true), replies: [CommandComplete(numHCICommandPackets: 0, opcode: .leSetAdvertisingEnable, returnParameters: [0]).event]),
+            .receive(.event(nop.packet)),
+            C.okStep(.leSetAdvertisingEnable(false)),
+        ])
+        let runner = HCICommandRunner(channel: fake, timeoutMilliseconds: 300)
+        try runner.run(.leSetAdvertisingEnable(true))
+        #expect(runner.credits == 0)
+        #expect(try runner.receive(timeoutMilliseconds: 1000) == .event(nop.packet), "the idle read hands the packet on")
+        #expect(runner.credits == 1)
+        try runner.run(.leSetAdvertisingEnable(false))
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+    }
+
     @Test func noCreditIsNotBlamedOnTheCommand() throws {
         let fake = ScriptedController([
             .command(.reset, replies: [CommandComplete(numHCICommandPackets: 0, opcode: .reset, returnParameters: [0]).event]),

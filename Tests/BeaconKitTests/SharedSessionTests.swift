@@ -74,6 +74,22 @@ import Testing
         #expect(notes.lines == [.addAdvertisingFallback(.addExtendedAdvertisingData, .invalidParameters)])
     }
 
+    /// `--share-commands add-advertising`: Add Advertising (0x003e) from the first beacon on, though
+    /// the kernel offers interval parameters; nothing is noted (it was asked for).
+    @Test func aPinnedAddAdvertisingIsUsedFromTheStart() throws {
+        let add5 = try MGMTCommand(packet: Hex.decode("3e0000002900" + "05" + "00000000" + "0100" + "0000" + "1e00"
+                                                        + "0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010001c5")!)
+        let kernel = ScriptedKernel([Kernel.step(Self.read, Self.features.returnParameters), Kernel.instanceStep(add5)])
+        let notes = Box()
+        let s = SharedAdvertisingSession(beacons: [Self.beacon(1)], index: 0, device: "hci0", dwellMilliseconds: 1000, method: .addAdvertising,
+                                         runner: MGMTCommandRunner(channel: kernel), now: kernel.now, log: { notes.lines.append($0) })
+        try s.start()
+        #expect(s.plan.method == .addAdvertising && s.phase == .onAir)
+        #expect(kernel.isFullyConsumed, "\(kernel.remaining)")
+        #expect(kernel.mismatches.isEmpty, "\(kernel.mismatches)")
+        #expect(notes.lines.isEmpty)
+    }
+
     @Test func otherFailuresAreErrorsAndTooFewInstancesIsSaid() throws {
         let full = MGMTAdvertisingFeatures(supportedFlags: [], maxInstances: 2, instances: [1, 2])
         let kernel = ScriptedKernel([Kernel.step(Self.read, full.returnParameters)])

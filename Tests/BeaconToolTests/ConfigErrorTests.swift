@@ -41,7 +41,7 @@ func goldenBeacons(_ minors: [Int], extra: String = "") -> String {
         let snake = start(#"{"beacons": [{"uuid": "\#(u)", "major": 1, "minor": 2, "measured_power": -60}]}"#)
         #expect(snake.code == 65)
         #expect(snake.err == "beacon-tx start: config kiosk.json: beacons[0]: unknown key \"measured_power\" (\(beaconKeys); did you mean measuredPower?)\n")
-        let topLevel = "accepted: device, interval, connectable, txPower, controller, share, timeout, advertisingSet, randomAddressPerSet, "
+        let topLevel = "accepted: device, interval, connectable, txPower, controller, share, shareCommands, timeout, advertisingSet, randomAddressPerSet, "
             + "rotation, deviceTimeout, duration, cycle, metrics, beacons, $schema"
         let tx = start(#"{"tx_power": -4, "beacons": \#(beacons([2]))}"#)
         #expect(tx.code == 65)

@@ -45,6 +45,30 @@ import Testing
         }
     }
 
+    /// `--share-commands` only with `--share always`, and never beside what Add Advertising cannot
+    /// carry: exit 64 naming the flags, or 65 naming the config key; `--share always` takes it.
+    @Test func shareCommandsNeedsShareAlwaysAndNoIntervalOrTxPower() throws {
+        for (extra, want) in [(["--share", "auto"], "--share-commands works only with --share always (here auto)"),
+                              (["--share", "never"], "--share-commands works only with --share always (here never)"),
+                              (["--share", "always", "--interval", "200"], "--interval does not work with --share-commands add-advertising: MGMT Add Advertising carries no interval"),
+                              (["--share", "always", "--tx-power", "-4"], "--tx-power does not work with --share-commands add-advertising: MGMT Add Advertising carries no tx power")] {
+            let r = tool(["start"] + goldenFlags + ["--share-commands", "add-advertising", "--dry-run"] + extra)
+            #expect(r.code == 64, "\(extra): \(r.err)")
+            #expect(r.err.hasPrefix("beacon-tx start: \(want)"), "\(extra): \(r.err)")
+        }
+        let dir = temporaryDirectory()
+        let config = dir + "/kiosk.json"
+        try Data(#"{"share": "auto", "shareCommands": "add-advertising", "beacons": [{"uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": 2}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: config))
+        let file = tool(["start", "--config", config, "--dry-run"])
+        #expect(file.code == 65, "\(file.err)")
+        #expect(file.err.contains("shareCommands: works only with \"share\": \"always\" (here \"auto\")"), "\(file.err)")
+        let ok = tool(["start"] + goldenFlags + ["--share", "always", "--share-commands", "add-advertising", "--dry-run", "--format", "json"])
+        #expect(ok.code == 0, "\(ok.err)")
+        #expect(ok.out.contains("\"mgmtOpcode\": \"0x003e\"") && ok.out.contains("\"method\": \"addAdvertising\""), "\(ok.out)")
+        #expect(!ok.out.contains("\"mgmtOpcode\": \"0x0054\""), "\(ok.out)")
+    }
+
     /// `--share auto` shares (one instance, a kernel instance on it): a raw-HCI-only option is refused
     /// once that is known, before our first MGMT Add, naming the mode.
     @Test func autoRefusesARawHCIOnlyOptionOnceItShares() {

@@ -50,9 +50,14 @@ public final class SharedAdvertisingSession: SessionShell {
     }
     public static let retryMilliseconds: Int64 = 1000
 
-    public init(beacons: [BeaconAdvertisement], index: UInt16, device: String, dwellMilliseconds: Int,
+    /// Add Advertising from the start (`--share-commands add-advertising`); nil: the extended pair where
+    /// the kernel offers interval parameters, Add Advertising once it refuses them.
+    public let pinnedMethod: SharePlan.Method?
+
+    public init(beacons: [BeaconAdvertisement], index: UInt16, device: String, dwellMilliseconds: Int, method pinnedMethod: SharePlan.Method? = nil,
                 runner: MGMTCommandRunner, now: @escaping () -> Int64, log: @escaping (SessionNote) -> Void) {
-        plan = SharePlan(index: index, beacons: beacons, instances: [], dwellMilliseconds: dwellMilliseconds, method: .extended)
+        self.pinnedMethod = pinnedMethod
+        plan = SharePlan(index: index, beacons: beacons, instances: [], dwellMilliseconds: dwellMilliseconds, method: pinnedMethod ?? .extended)
         self.device = device
         self.runner = runner
         self.now = now
@@ -68,8 +73,8 @@ public final class SharedAdvertisingSession: SessionShell {
         guard let free = features.freeInstances(plan.beacons.count) else {
             throw .noFreeInstances(device: device, beacons: plan.beacons.count, maxInstances: features.maxInstances, inUse: features.instances)
         }
-        plan = SharePlan(index: plan.index, beacons: plan.beacons, instances: free, durationSeconds: plan.durationSeconds,
-                         method: features.supportedFlags.contains(.intervalParameters) ? .extended : .addAdvertising)
+        let method: SharePlan.Method = pinnedMethod ?? (features.supportedFlags.contains(.intervalParameters) ? .extended : .addAdvertising)
+        plan = SharePlan(index: plan.index, beacons: plan.beacons, instances: free, durationSeconds: plan.durationSeconds, method: method)
         for i in plan.beacons.indices { try add(i) }
         send(.started)
     }

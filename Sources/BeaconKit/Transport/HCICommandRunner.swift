@@ -174,6 +174,15 @@ public final class HCICommandRunner {
         }
     }
 
+    /// One packet for a caller that waits between commands (a session, a scan). A Command Complete or
+    /// Status read here still sets the credits: a NOP that hands the credit back while nothing is in
+    /// flight would otherwise be lost, and the next command would wait for it in vain.
+    public func receive(timeoutMilliseconds: Int) throws(TransportError) -> HCIReceive {
+        let received = try channel.receive(timeoutMilliseconds: timeoutMilliseconds)
+        if case let .event(bytes) = received, let event = try? HCIEvent(packet: bytes) { takeCredits(from: event) }
+        return received
+    }
+
     /// One event before the deadline; nil for a packet that is not a decodable event (skipped).
     private func nextEvent(deadline: Int64, opcode: Opcode) throws(HCIError) -> HCIEvent? {
         let left = deadline - now()
@@ -200,9 +209,13 @@ public final class HCICommandRunner {
     }
 
     private func updateCredits(from event: HCIEvent) {
+        takeCredits(from: event)
+        if event.code != .commandComplete && event.code != .commandStatus { keep(event) }
+    }
+
+    private func takeCredits(from event: HCIEvent) {
         if let cc = try? CommandComplete(event) { credits = Int(cc.numHCICommandPackets) }
         if let cs = try? CommandStatus(event) { credits = Int(cs.numHCICommandPackets) }
-        if event.code != .commandComplete && event.code != .commandStatus { keep(event) }
     }
 
     private func keep(_ event: HCIEvent) { keepInput(.event(event)) }

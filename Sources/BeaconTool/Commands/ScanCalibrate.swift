@@ -24,7 +24,7 @@ enum Calibrate {
             let wait = max(0, end - ctx.monotonicMilliseconds())
             if wait == 0 { break }
             let received: HCIReceive
-            do { received = try session.channel.receive(timeoutMilliseconds: Int(clamping: wait)) } catch { throw CLIError(error) }
+            do { received = try session.runner.receive(timeoutMilliseconds: Int(clamping: wait)) } catch { throw CLIError(error) }
             switch received {
             case let .signal(n): signal = n
             case let .event(bytes): try feed { () throws(ControllerFailure) in try calibration.receive(bytes) }

@@ -136,7 +136,7 @@ enum ScanCommand: Subcommand {
                 wait = wait < 0 ? ms : min(wait, ms)
             }
             let received: HCIReceive
-            do { received = try session.channel.receive(timeoutMilliseconds: Int(clamping: wait)) } catch { throw CLIError(error) }
+            do { received = try session.runner.receive(timeoutMilliseconds: Int(clamping: wait)) } catch { throw CLIError(error) }
             switch received {
             case let .signal(n): signal = n
             case let .event(bytes): try feed { now throws(ControllerFailure) in try scan.receive(bytes, at: now) }

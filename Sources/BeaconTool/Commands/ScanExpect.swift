@@ -92,7 +92,7 @@ enum ScanExpect {
                 wait = wait < 0 ? ms : min(wait, ms)
             }
             let received: HCIReceive
-            do { received = try session.channel.receive(timeoutMilliseconds: Int(clamping: wait)) } catch {
+            do { received = try session.runner.receive(timeoutMilliseconds: Int(clamping: wait)) } catch {
                 report.write(audit, running: false, totals: heardTotals)
                 throw CLIError(error)
             }

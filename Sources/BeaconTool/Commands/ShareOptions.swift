@@ -16,6 +16,8 @@ enum ShareOptions {
         case rawHCIOnly(String)
         /// Not a live option (dry run, or the mode itself).
         case notLive(String)
+        /// The sharing mode's own: refused unless `--share always` (`commandsRefusal`).
+        case sharingOnly(String)
     }
 
     /// Keyed by flag name, in `start --help` order.
@@ -28,6 +30,7 @@ enum ShareOptions {
         ("--tx-power", .kernel("MGMT TX power parameter; ignored with a warning on a legacy controller, as in raw HCI")),
         ("--controller", .rawHCIOnly("the kernel chooses legacy or extended commands for its instances (use --share never to choose)")),
         ("--share", .notLive("chooses the mode")),
+        ("--share-commands", .sharingOnly("the MGMT commands of the sharing mode; raw HCI sends its own HCI commands")),
         ("--timeout", .kernel("each MGMT command's answer")),
         ("--advertising-set", .rawHCIOnly("the kernel chooses the advertising set of each instance (use --share never to choose the sets)")),
         ("--random-address-per-set", .rawHCIOnly("the kernel chooses each instance's address (use --share never for an address per set)")),
@@ -45,6 +48,27 @@ enum ShareOptions {
     ]
 
     static func support(_ flag: String) -> Support? { table.first { $0.flag == flag }?.support }
+
+    /// `--share-commands` is refused unless `--share always`: with `auto` the mode is known only on
+    /// the controller, and raw HCI would ignore it.
+    static func commandsRefusal(_ s: Settings) -> CLIError? {
+        guard s.shareCommands != nil else { return nil }
+        // Add Advertising carries neither an interval nor a tx power: given ones would be ignored.
+        let carried = [(Setting.interval, s.origin.has(Setting.interval.key)), (Setting.txPower, s.txPower != nil || s.beacons.contains { $0.txPower != nil })]
+        if let (setting, _) = carried.first(where: \.1) {
+            let why = "MGMT Add Advertising carries no \(setting.key == Setting.interval.key ? "interval" : "tx power"): the kernel chooses it"
+            return s.origin.error([setting.key, Setting.shareCommands.key],
+                                  file: { _ in "does not work with \"shareCommands\": \"add-advertising\": \(why)" },
+                                  flags: "\(setting.flag) does not work with --share-commands add-advertising: \(why)")
+        }
+        guard s.share != .always else { return nil }
+        let why = "it chooses the MGMT commands of the sharing mode"
+        return s.origin.error([Setting.shareCommands.key, Setting.share.key],
+                              file: { key in key == Setting.share.key
+                                  ? "\"\(s.share.rawValue)\" with \"shareCommands\": \"add-advertising\": \(why), which only \"share\": \"always\" chooses for certain"
+                                  : "works only with \"share\": \"always\" (here \"\(s.share.rawValue)\"): \(why)" },
+                              flags: "--share-commands works only with --share always (here \(s.share.rawValue)): \(why)")
+    }
 
     /// The settings given that the sharing mode cannot carry out, with their config key: nil when
     /// none. `--detach` is refused (`--share always`) or does not share (`auto`) by `start` itself.

@@ -68,6 +68,7 @@ enum StartCommand: Subcommand {
         try s.apply(settings, from: a)
         if let t = a.value(Setting.interval) { requestedInterval = Double(t.trimmingCharacters()) }
         try applyBeaconFlags(a, to: &s)
+        if let e = ShareOptions.commandsRefusal(s) { throw e }
         if let ms = requestedInterval, ms != s.interval.milliseconds {
             ctx.note("interval \(JSON.format(ms)) ms rounded to \(s.interval.text) (units of 0.625 ms)")
         }

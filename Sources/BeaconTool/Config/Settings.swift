@@ -54,6 +54,9 @@ struct Settings: Equatable, Sendable {
     var controller: AdvertisingFamily?
     /// `--share`: kernel advertising instances (MGMT) instead of raw HCI.
     var share = ShareMode.auto
+    /// `--share-commands add-advertising`: MGMT Add Advertising only; nil = auto (the extended pair,
+    /// Add Advertising where the kernel refuses it). Only with `share` always.
+    var shareCommands: SharePlan.Method?
     var timeoutMilliseconds = defaultTimeoutMilliseconds
     /// The first extended advertising set (handle) beacon-tx owns; nil = picked by beacon-tx (0xEF
     /// downwards, clear of the kernel's handle 0 and mgmt instances 1…).
@@ -129,6 +132,8 @@ struct SettingOrigin: Equatable, Sendable {
     private(set) var flagKeys: Set<String> = []
 
     mutating func file(_ key: String) { fileKeys.insert(key) }
+    /// The key was set, by the file or a flag.
+    func has(_ key: String) -> Bool { fileKeys.contains(key) || flagKeys.contains(key) }
     mutating func flag(_ key: String) {
         fileKeys.remove(key)
         flagKeys.insert(key)
@@ -340,6 +345,13 @@ extension Setting {
         apply: { s, v in s.share = v.text.flatMap(ShareMode.init(rawValue:)) ?? .auto },
         read: { s in .string(s.share.rawValue) })
 
+    static let shareCommands = Setting(
+        key: "shareCommands", flag: "--share-commands", placeholder: "COMMANDS",
+        help: "with --share always, the MGMT commands that add our instances: auto (Add Extended Advertising Parameters and Data; Add Advertising where the kernel refuses those) or add-advertising (Add Advertising only: the kernel's interval and tx power, for a kernel whose extended commands misbehave)",
+        kind: .choice(["auto", "add-advertising"]), nullMeans: "auto",
+        apply: { s, v in s.shareCommands = v.text == "add-advertising" ? .addAdvertising : nil },
+        read: { s in .string(s.shareCommands == .addAdvertising ? "add-advertising" : "auto") })
+
     static let timeout = Setting(
         key: "timeout", flag: "--timeout", placeholder: "ms",
         help: "wait this long for each controller answer, 100–60000 (default 2000)", kind: .integer(timeoutRange, unit: "ms"),
@@ -394,7 +406,7 @@ extension Setting {
         read: { s in s.metrics.map { .string(String(decoding: $0.bytes, as: UTF8.self)) } ?? .null })
 
     /// Top-level keys, in `dump-config` order (then `beacons`).
-    static let topLevel: [Setting] = [device, interval, connectable, txPower, controller, share, timeout, advertisingSet, randomAddressPerSet, rotation, deviceTimeout, duration, cycle, metrics]
+    static let topLevel: [Setting] = [device, interval, connectable, txPower, controller, share, shareCommands, timeout, advertisingSet, randomAddressPerSet, rotation, deviceTimeout, duration, cycle, metrics]
 }
 
 extension SettingValue {

@@ -10,7 +10,7 @@ enum ShareDryRun {
         let n = s.beacons.count
         let instances = (0..<n).map { SharePlan.assumedMaxInstances &- UInt8(clamping: $0) }
         return SharePlan(index: s.device?.index ?? 0, beacons: s.beacons.map(s.advertisement), instances: instances,
-                         dwellMilliseconds: s.rotationMilliseconds, method: .extended)
+                         dwellMilliseconds: s.rotationMilliseconds, method: s.shareCommands ?? .extended)
     }
 
     static func text(_ s: Settings, _ plan: SharePlan, device: String) -> String {
@@ -31,7 +31,9 @@ enum ShareDryRun {
         if Int(plan.durationSeconds) * 1000 != s.rotationMilliseconds {
             notes.append("MGMT durations are whole seconds: the \(s.rotationMilliseconds) ms dwell (--rotation) becomes \(plan.durationSeconds) s")
         }
-        notes.append("a kernel that refuses Add Extended Advertising Data with Invalid Parameters (0x0d) gets Add Advertising instead: the kernel's interval, not ours")
+        notes.append(plan.method == .addAdvertising
+                     ? "Add Advertising, as --share-commands asks: the kernel's interval and tx power"
+                     : "a kernel that refuses Add Extended Advertising Data with Invalid Parameters (0x0d) gets Add Advertising instead: the kernel's interval, not ours")
         return notes
     }
 

@@ -57,7 +57,7 @@ final class MGMTAdapter: SessionAdapter {
         runner = MGMTCommandRunner(channel: channel, timeoutMilliseconds: s.timeoutMilliseconds, now: ctx.monotonicMilliseconds)
         if verbose { runner.trace = { [ctx] in ctx.log(.debug, $0) } }
         shared = SharedAdvertisingSession(beacons: s.beacons.map(s.advertisement), index: opened.info.id, device: opened.name,
-                                          dwellMilliseconds: s.rotationMilliseconds, runner: runner, now: ctx.monotonicMilliseconds,
+                                          dwellMilliseconds: s.rotationMilliseconds, method: s.shareCommands, runner: runner, now: ctx.monotonicMilliseconds,
                                           log: { _ in })
         shared.log = { [ctx, unowned shared] in ctx.note($0.text(device: shared.device, beacons: shared.plan.beacons.count)) }
         shared.policy.schedule = s.schedule
@@ -133,6 +133,9 @@ final class MGMTAdapter: SessionAdapter {
     /// A setting the sharing mode cannot carry out is refused like a bad file.
     func reload(_ new: Settings) throws(CLIError) -> SessionReload {
         if let refused = ShareOptions.refusal(new, mode: new.share) { throw refused }
+        if new.shareCommands != shared.pinnedMethod {
+            throw .usage("shareCommands changed to \(new.shareCommands == .addAdvertising ? "add-advertising" : "auto"): the MGMT commands are chosen at start; restart beacon-tx to change them")
+        }
         let r: ReloadSummary
         do { r = try shared.reload(new.beacons.map(new.advertisement), dwellMilliseconds: new.rotationMilliseconds) } catch { throw CLIError(error) }
         runner.timeoutMilliseconds = new.timeoutMilliseconds

@@ -31,7 +31,7 @@ final class RawHCIAdapter: SessionAdapter {
 
     func receive(timeoutMilliseconds: Int) throws(CLIError) -> SessionWake {
         let received: HCIReceive
-        do { received = try opened.channel.receive(timeoutMilliseconds: timeoutMilliseconds) } catch {
+        do { received = try opened.runner.receive(timeoutMilliseconds: timeoutMilliseconds) } catch {
             guard deviceIsRegistered else {
                 kiosk.handle(.event(StackInternalDeviceEvent(kind: .unregistered, deviceID: opened.info.id).event))
                 return .packet

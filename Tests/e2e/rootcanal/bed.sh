@@ -29,6 +29,9 @@
 #                 SIGUSR2 to the proxy (any kind): 5 s without an answer
 #   legacy-proxy  legacy-only behind tools/quirkproxy.py with no quirk: the signals' Hardware Error
 #                 and silence on a Raspberry Pi's kind of controller (the sharing-mode soak)
+#   credit        DEFAULT behind tools/quirkproxy.py, brought up with no quirk; SIGHUP to the proxy
+#                 turns on credit-nop (every completion gives no command credit, a NOP 200 ms later
+#                 gives it back), which Debian 12's kernel cannot set a controller up with
 #
 # Notes: with -configuration RootCanal 1.13 listens only on the listed ports and each takes ONE
 # connection, so readiness is its "Listening on" log line, never a probe connection. Each bridge
@@ -45,7 +48,7 @@ _rc_log() { printf '%(%T)T.%s rootcanal: %s\n' -1 "${EPOCHREALTIME:11:3}" "$*"; 
 rc_config() {
   local c0
   case $1 in
-    default|ext-refused|quirky|flaky) c0='preset: DEFAULT' ;;
+    default|ext-refused|quirky|flaky|credit) c0='preset: DEFAULT' ;;
     legacy-only|v41|legacy-proxy) c0='preset: DEFAULT features { le_extended_advertising: false }' ;;
     few-sets) c0='preset: LAIRD_BL654' ;;
     *) echo "rc_config: unknown controller kind '$1'" >&2; return 1 ;;
@@ -89,11 +92,12 @@ _rc_up() {
   done
   p=$RC_PORT0
   case $kind in
-    v41|ext-refused|quirky|flaky|legacy-proxy)
+    v41|ext-refused|quirky|flaky|legacy-proxy|credit)
       local quirks=$kind
       [ "$kind" = quirky ] && quirks=redundant-disable,slow
       [ "$kind" = flaky ] && quirks=data-disallowed
       [ "$kind" = legacy-proxy ] && quirks=none
+      [ "$kind" = credit ] && quirks=none
       : > "$RUN_DIR/quirkproxy.log"
       "${E2E_PY[@]}" -u "$E2E_DIR/tools/quirkproxy.py" "$RC_PROXY" "$RC_PORT0" "$quirks" > "$RUN_DIR/quirkproxy.log" 2>&1 &
       RC_PIDS+=($!)

@@ -21,12 +21,14 @@ CONTROLLER_PORT and forwards H4 packets both ways, except what the quirks change
   (0x0C), as a Broadcom BCM4345 does (ruuvitag-listener PR #27, eclipse-kura #1748);
 - `slow`: every Command Complete and Command Status comes 500 ms late (a busy UART controller);
 - `credit-nop`: every Command Complete and Command Status says Num_HCI_Command_Packets 0, and a NOP
-  Command Complete (opcode 0x0000) gives the credit back 200 ms later (Vol 4, Part E, §7.7.14).
-  Debian 12's kernel 6.1 does not bring such a controller up: its setup stops after the HCI Reset.
+  Command Complete (opcode 0x0000, with a Status byte) gives the credit back 200 ms later (Vol 4,
+  Part E, §7.7.14).
+  Debian 12's kernel 6.1 does not bring such a controller up (its setup stops after the HCI Reset),
+  so the bed brings it up without the quirk and SIGHUP turns it on (a second SIGHUP, off again).
 - `data-disallowed`: every fourth LE Set Advertising Data (or LE Set Extended Advertising Data) sent
   while that advertising is on is not forwarded and is answered Command Disallowed (0x0C), as some
   controllers do at times (noble/bleno#136, #157); a write while it is off always goes through.
-`none`: no quirk, only the signals. Any quirks: SIGUSR1 sends the host a Hardware Error event (code 0x00; raspberrypi/linux#2832), and
+`none`: no quirk, only the signals. Any quirks: SIGHUP turns `credit-nop` on or off. SIGUSR1 sends the host a Hardware Error event (code 0x00; raspberrypi/linux#2832), and
 the kernel resets the controller. SIGUSR2 makes the controller stop answering for 5 s: the commands
 sent meanwhile are dropped, never answered (a UART controller's "command tx timeout": room-assistant
 #1158, raspberrypi/linux#4601); what it does on air goes on. Logs 'listening ...' once ready and each rewrite on stderr.
@@ -89,6 +91,15 @@ def main():
         log("SIGUSR2: silent for 5 s")
 
     signal.signal(signal.SIGUSR2, silence)
+
+    def credit(*_):
+        if "credit-nop" in quirks:
+            quirks.discard("credit-nop")
+        else:
+            quirks.add("credit-nop")
+        log("SIGHUP: credit-nop %s" % ("on" if "credit-nop" in quirks else "off"))
+
+    signal.signal(signal.SIGHUP, credit)
     legacy_on = False
     sets_on = set()
 
@@ -145,7 +156,11 @@ def main():
         b[3 if p[1] == 0x0E else 4] = 0            # Num_HCI_Command_Packets 0: no credit ...
         to_host(bytes(b))
         time.sleep(0.2)
-        to_host(bytes([4, 0x0E, 3, 1, 0, 0]))      # ... until this NOP gives it back
+        # ... until this NOP gives it back. Its Status byte is for Linux: Debian 12's 6.1 did not take
+        # the credit from a NOP with nothing after the opcode (the next command stayed queued, and
+        # the kernel's 4 s ncmd timer reset the controller); with a Status byte it does.
+        to_host(bytes([4, 0x0E, 4, 1, 0, 0, 0]))
+        log("completion of 0x%04x with no credit, then a NOP with one" % struct.unpack("<H", p[4:6] if p[1] == 0x0E else p[5:7])[0])
 
     def up():  # controller -> host
         for p in packets(ctl, log):
