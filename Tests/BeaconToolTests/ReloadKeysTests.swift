@@ -146,4 +146,18 @@ import Testing
         #expect(h.kernel?.sent.count == sent)
         #expect(h.loop.settings.cycle == nil)
     }
+
+    /// The MGMT commands are chosen at the start too: `shareCommands` changed is refused by name.
+    @Test func theSharingModeRefusesAChangeOfItsMGMTCommandsByName() throws {
+        let file = try ConfigFile("\"share\": \"always\"", advertisingSet: false)
+        let h = try LoopHarness(["start", "--config", file.path], controller: C.probe(extended: false),
+                                kernel: [Kernel.step(.readAdvertisingFeatures(index: 0), [0xFF, 0xFF, 0x01, 0x00, 31, 31, 5, 1, 1])] + (try SessionLoopTests().add()))
+        #expect(h.phase == .onAir)
+        let sent = h.kernel?.sent.count
+        try file.write("\"share\": \"always\", \"shareCommands\": \"add-advertising\"")
+        h.deliver(MGMTReceive.signal(1))
+        #expect(h.stderr.contains("beacon-tx: reload: shareCommands \"auto\" → \"add-advertising\": this key takes effect only at a start"), "\(h.stderr)")
+        #expect(h.kernel?.sent.count == sent)
+        #expect(h.loop.settings.shareCommands == nil && h.phase == .onAir)
+    }
 }

@@ -52,7 +52,7 @@ public final class SharedAdvertisingSession: SessionShell {
 
     /// Add Advertising from the start (`--share-commands add-advertising`); nil: the extended pair where
     /// the kernel offers interval parameters, Add Advertising once it refuses them.
-    public let pinnedMethod: SharePlan.Method?
+    private let pinnedMethod: SharePlan.Method?
 
     public init(beacons: [BeaconAdvertisement], index: UInt16, device: String, dwellMilliseconds: Int, method pinnedMethod: SharePlan.Method? = nil,
                 runner: MGMTCommandRunner, now: @escaping () -> Int64, log: @escaping (SessionNote) -> Void) {

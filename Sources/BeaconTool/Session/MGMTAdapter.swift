@@ -133,9 +133,6 @@ final class MGMTAdapter: SessionAdapter {
     /// A setting the sharing mode cannot carry out is refused like a bad file.
     func reload(_ new: Settings) throws(CLIError) -> SessionReload {
         if let refused = ShareOptions.refusal(new, mode: new.share) { throw refused }
-        if new.shareCommands != shared.pinnedMethod {
-            throw .usage("shareCommands changed to \(new.shareCommands == .addAdvertising ? "add-advertising" : "auto"): the MGMT commands are chosen at start; restart beacon-tx to change them")
-        }
         let r: ReloadSummary
         do { r = try shared.reload(new.beacons.map(new.advertisement), dwellMilliseconds: new.rotationMilliseconds) } catch { throw CLIError(error) }
         runner.timeoutMilliseconds = new.timeoutMilliseconds

@@ -138,12 +138,12 @@ final class SessionLoop {
         return .success
     }
 
-    /// The keys a reload cannot apply to a running session: another controller, another mode, or
-    /// another schedule (`duration`, `cycle`) would be a new session. A change to any of them is
+    /// The keys a reload cannot apply to a running session: another controller, another mode (or
+    /// the sharing mode's MGMT commands), or another schedule (`duration`, `cycle`) would be a new session. A change to any of them is
     /// refused, naming each with its old and new value, before anything is sent. Every other key
     /// takes effect: the beacons' keys through the adapter's reload, `timeout` on the next command,
     /// `deviceTimeout` at the next unplug, `metrics` by moving the file.
-    static let fixedAtStart: [Setting] = [.device, .share, .duration, .cycle]
+    static let fixedAtStart: [Setting] = [.device, .share, .shareCommands, .duration, .cycle]
 
     static func reloadRefusal(old: Settings, new: Settings) -> String? {
         let changed = fixedAtStart.filter { $0.read(old) != $0.read(new) }
