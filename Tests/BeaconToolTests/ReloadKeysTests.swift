@@ -33,6 +33,12 @@ import Testing
         deinit { try? FileManager.default.removeItem(atPath: directory) }
     }
 
+    /// The sharing mode on instance 5 of a legacy controller.
+    func shared(_ file: ConfigFile) throws -> LoopHarness {
+        try LoopHarness(["start", "--config", file.path], controller: C.probe(extended: false),
+                        kernel: [Kernel.step(.readAdvertisingFeatures(index: 0), [0xFF, 0xFF, 0x01, 0x00, 31, 31, 5, 1, 1])] + (try SessionLoopTests().add()))
+    }
+
     func raw(_ file: ConfigFile) throws -> LoopHarness {
         let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 2), family: .extended)
         return try LoopHarness(["start", "--config", file.path], controller: C.probe(extended: true) + C.okSteps(p.start))
@@ -119,8 +125,7 @@ import Testing
     /// Advertising Parameters and Data again, the data with minor 3; no Remove Advertising.
     @Test func theSharingModeReAddsAChangedBeaconOnItsInstance() throws {
         let file = try ConfigFile("\"share\": \"always\"", advertisingSet: false)
-        let h = try LoopHarness(["start", "--config", file.path], controller: C.probe(extended: false),
-                                kernel: [Kernel.step(.readAdvertisingFeatures(index: 0), [0xFF, 0xFF, 0x01, 0x00, 31, 31, 5, 1, 1])] + (try SessionLoopTests().add()))
+        let h = try shared(file)
         let minor3 = try #require(Hex.decode("550000002100" + "05" + "1e00" + "0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010003c5"))
         let sent = h.kernel?.sent.count ?? 0
         file.minor = 3
@@ -136,28 +141,27 @@ import Testing
     /// The sharing mode refuses the same way: no MGMT command.
     @Test func theSharingModeRefusesACycleByName() throws {
         let file = try ConfigFile("\"share\": \"always\"", advertisingSet: false)
-        let h = try LoopHarness(["start", "--config", file.path], controller: C.probe(extended: false),
-                                kernel: [Kernel.step(.readAdvertisingFeatures(index: 0), [0xFF, 0xFF, 0x01, 0x00, 31, 31, 5, 1, 1])] + (try SessionLoopTests().add()))
-        #expect(h.phase == .onAir)
-        let sent = h.kernel?.sent.count
-        try file.write("\"share\": \"always\", \"cycle\": \"5:5:2\"")
-        h.deliver(MGMTReceive.signal(1))
-        #expect(h.stderr.contains("beacon-tx: reload: cycle null → \"5:5:2\": this key takes effect only at a start"), "\(h.stderr)")
-        #expect(h.kernel?.sent.count == sent)
+        let h = try shared(file)
+        try expectRefused(h, file, "\"cycle\": \"5:5:2\"", shown: "cycle null → \"5:5:2\"")
         #expect(h.loop.settings.cycle == nil)
     }
 
     /// The MGMT commands are chosen at the start too: `shareCommands` changed is refused by name.
     @Test func theSharingModeRefusesAChangeOfItsMGMTCommandsByName() throws {
         let file = try ConfigFile("\"share\": \"always\"", advertisingSet: false)
-        let h = try LoopHarness(["start", "--config", file.path], controller: C.probe(extended: false),
-                                kernel: [Kernel.step(.readAdvertisingFeatures(index: 0), [0xFF, 0xFF, 0x01, 0x00, 31, 31, 5, 1, 1])] + (try SessionLoopTests().add()))
-        #expect(h.phase == .onAir)
+        let h = try shared(file)
+        try expectRefused(h, file, "\"shareCommands\": \"add-advertising\"", shown: "shareCommands \"auto\" → \"add-advertising\"")
+        #expect(h.loop.settings.shareCommands == nil)
+    }
+
+    /// A sharing session on air reloads `key` beside `"share": "always"`: refused by name, no MGMT command.
+    func expectRefused(_ h: LoopHarness, _ file: ConfigFile, _ key: String, shown: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(h.phase == .onAir, sourceLocation: sourceLocation)
         let sent = h.kernel?.sent.count
-        try file.write("\"share\": \"always\", \"shareCommands\": \"add-advertising\"")
+        try file.write("\"share\": \"always\", " + key)
         h.deliver(MGMTReceive.signal(1))
-        #expect(h.stderr.contains("beacon-tx: reload: shareCommands \"auto\" → \"add-advertising\": this key takes effect only at a start"), "\(h.stderr)")
-        #expect(h.kernel?.sent.count == sent)
-        #expect(h.loop.settings.shareCommands == nil && h.phase == .onAir)
+        #expect(h.stderr.contains("beacon-tx: reload: \(shown): this key takes effect only at a start"), "\(h.stderr)", sourceLocation: sourceLocation)
+        #expect(h.kernel?.sent.count == sent, sourceLocation: sourceLocation)
+        #expect(h.phase == .onAir, sourceLocation: sourceLocation)
     }
 }
