@@ -54,11 +54,14 @@ enum ShareOptions {
     static func commandsRefusal(_ s: Settings) -> CLIError? {
         guard s.shareCommands != nil else { return nil }
         // Add Advertising carries neither an interval nor a tx power: given ones would be ignored.
-        let carried = [(Setting.interval, s.origin.has(Setting.interval.key)), (Setting.txPower, s.txPower != nil || s.beacons.contains { $0.txPower != nil })]
-        if let (setting, _) = carried.first(where: \.1) {
-            let why = "MGMT Add Advertising carries no \(setting.key == Setting.interval.key ? "interval" : "tx power"): the kernel chooses it"
+        let carried = [(Setting.interval, "interval", s.origin.has(Setting.interval.key) || s.beacons.contains { $0.interval != nil }),
+                       (Setting.txPower, "tx power", s.txPower != nil || s.beacons.contains { $0.txPower != nil })]
+        if let (setting, what, _) = carried.first(where: \.2) {
+            let why = "MGMT Add Advertising carries no \(what): the kernel chooses it"
             return s.origin.error([setting.key, Setting.shareCommands.key],
-                                  file: { _ in "does not work with \"shareCommands\": \"add-advertising\": \(why)" },
+                                  file: { key in key == Setting.shareCommands.key
+                                      ? "\"add-advertising\" does not work beside \(what == "interval" ? "an" : "a") \(what) (\(setting.key), here or in a beacon): \(why)"
+                                      : "does not work with \"shareCommands\": \"add-advertising\": \(why)" },
                                   flags: "\(setting.flag) does not work with --share-commands add-advertising: \(why)")
         }
         guard s.share != .always else { return nil }
