@@ -50,7 +50,7 @@ import Testing
         var perSet = try Self.config([2])
         perSet.addressPerSet = true
         let own = try KioskPlan(perSet, family: .extended)
-        let derived = StaticRandomAddress.derived(for: try AdvertisingSessionTests.beacon(2).beacon)
+        let derived = StaticRandomAddress.derived(for: try AdvertisingSessionTests.beacon(2).frame)
         #expect(own.start.contains { $0.command == .leSetAdvertisingSetRandomAddress(handle: 0xEF, address: derived) })
         #expect(derived != Self.address)
     }

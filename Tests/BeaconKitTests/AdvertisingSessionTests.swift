@@ -10,8 +10,15 @@ import Testing
 
     static func beacon(_ minor: UInt16, connectable: Bool = false) throws -> BeaconAdvertisement {
         let b = try #require(Golden.beacon)
-        return BeaconAdvertisement(beacon: IBeacon(uuid: b.uuid, major: 1, minor: minor, measuredPower: -59),
+        return BeaconAdvertisement(frame: .iBeacon(IBeacon(uuid: b.uuid, major: 1, minor: minor, measuredPower: -59)),
                                    options: AdvertisingOptions(interval: .standard, connectable: connectable))
+    }
+
+    /// The iBeacon `frame` with another minor.
+    static func minor(_ minor: UInt16, of frame: BeaconFrame) throws -> BeaconFrame {
+        var b = try #require(frame.iBeacon)
+        b.minor = minor
+        return .iBeacon(b)
     }
 
     static func three() throws -> KioskConfiguration {
@@ -234,7 +241,7 @@ import Testing
     @Test func reloadTouchesOnlyTheChangedBeacon() throws {
         let old = try Self.three()
         var new = old
-        new.beacons[1].beacon.minor = 20
+        new.beacons[1].frame = try Self.minor(20, of: new.beacons[1].frame)
         let oldPlan = try KioskPlan(old, family: .extended)
         let newPlan = try KioskPlan(new, family: .extended)
         let update = try #require(oldPlan.update(to: newPlan))

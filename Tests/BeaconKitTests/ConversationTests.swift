@@ -11,7 +11,7 @@ import Testing
     func options() -> AdvertisingOptions { AdvertisingOptions(interval: .standard) }
 
     func plan(_ family: AdvertisingFamily) throws -> AdvertisingPlan {
-        AdvertisingPlan(beacon: try #require(Golden.beacon), options: options(), family: family)
+        AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: options(), family: family)
     }
 
     /// Probes, then starts `family` as the session does: `Advertiser.startSwitchingOnce` with the other

@@ -8,7 +8,7 @@ import Testing
     static let uuid = ProximityUUID(bytes: [0xE2, 0xC5, 0x6D, 0xB5, 0xDF, 0xFB, 0x48, 0xD2, 0xB0, 0x60, 0xD0, 0xF5, 0xA7, 0x10, 0x96, 0xE0])!
 
     static func beacons(_ n: Int) -> [BeaconAdvertisement] {
-        (0..<n).map { BeaconAdvertisement(beacon: IBeacon(uuid: uuid, major: 1, minor: UInt16($0 + 1)), options: AdvertisingOptions(interval: .standard)) }
+        (0..<n).map { BeaconAdvertisement(frame: .iBeacon(IBeacon(uuid: uuid, major: 1, minor: UInt16($0 + 1))), options: AdvertisingOptions(interval: .standard)) }
     }
 
     @Test func extendedSetsAreOnAirPerBeacon() throws {

@@ -7,7 +7,7 @@ import Testing
     func hexes(_ steps: [PlannedCommand]) -> [String] { steps.map { Hex.encode($0.command.packet) } }
 
     @Test func legacyStartAndStop() throws {
-        let plan = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard), family: .legacy)
+        let plan = AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: AdvertisingOptions(interval: .standard), family: .legacy)
         #expect(hexes(plan.start) == [
             "010a200100",
             "0106200fa000a0000300000000000000000700",
@@ -18,7 +18,7 @@ import Testing
     }
 
     @Test func extendedStartAndStop() throws {
-        let plan = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard), family: .extended)
+        let plan = AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: AdvertisingOptions(interval: .standard), family: .extended)
         #expect(hexes(plan.start) == [
             "01392006000100000000",
             "01362019001000a00000a00000070000000000000000007f0100010000",
@@ -34,9 +34,9 @@ import Testing
         #expect(interval.units == 0x00F4)
         #expect(interval.milliseconds == 152.5)
         let options = AdvertisingOptions(interval: interval, connectable: true, txPower: -12)
-        let legacy = AdvertisingPlan(beacon: try #require(Golden.beacon), options: options, family: .legacy)
+        let legacy = AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: options, family: .legacy)
         #expect(Hex.encode(legacy.start[1].command.packet) == "0106200ff400f4000000000000000000000700")
-        let ext = AdvertisingPlan(beacon: try #require(Golden.beacon), options: options, family: .extended)
+        let ext = AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: options, family: .extended)
         #expect(Hex.encode(ext.start[1].command.packet) == "01362019" + "00" + "1300" + "f40000" + "f40000" + "07" + "00" + "00" + "000000000000" + "00" + "f4" + "01" + "00" + "01" + "00" + "00")
     }
 

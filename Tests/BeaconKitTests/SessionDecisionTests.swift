@@ -124,7 +124,7 @@ import Testing
     @Test func aReloadInAnOffPhaseEnablesNothingUntilTheOnPhase() throws {
         let old = KioskConfiguration(beacons: [try T.beacon(2)])
         var new = old
-        new.beacons[0].beacon.minor = 20
+        new.beacons[0].frame = try AdvertisingSessionTests.minor(20, of: new.beacons[0].frame)
         let oldPlan = try KioskPlan(old, family: .extended), newPlan = try KioskPlan(new, family: .extended)
         let fake = ScriptedController(C.okSteps(oldPlan.start) + C.okSteps(oldPlan.disable()) + C.okSteps(oldPlan.stop) + C.okSteps(newPlan.start))
         let clock = T.Clock()

@@ -8,7 +8,7 @@ import Testing
 @Suite struct SharedSessionTests {
     static let uuid = ProximityUUID("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
     static func beacon(_ minor: UInt16) -> BeaconAdvertisement {
-        BeaconAdvertisement(beacon: IBeacon(uuid: uuid, major: 1, minor: minor, measuredPower: -59),
+        BeaconAdvertisement(frame: .iBeacon(IBeacon(uuid: uuid, major: 1, minor: minor, measuredPower: -59)),
                             options: AdvertisingOptions(interval: .standard, connectable: false))
     }
     /// One instance (1, bluetoothd's) in use of 5; every flag supported.
@@ -59,7 +59,7 @@ import Testing
         let p5 = try MGMTCommand(packet: Hex.decode(Self.parametersHex(5))!), d5 = try MGMTCommand(packet: Hex.decode(Self.dataHex(5, 1))!)
         let add5 = try MGMTCommand(packet: Hex.decode("3e0000002900" + "05" + "00000000" + "0100" + "0000" + "1e00"
                                                         + "0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010001c5")!)
-        let add4 = MGMTCommand.addAdvertising(index: 0, instance: 4, flags: [], duration: 1, advertisingData: Self.beacon(2).beacon.advertisingData)
+        let add4 = MGMTCommand.addAdvertising(index: 0, instance: 4, flags: [], duration: 1, advertisingData: Self.beacon(2).frame.advertisingData)
         let kernel = ScriptedKernel([
             Kernel.step(Self.read, Self.features.returnParameters),
             Kernel.step(p5, [5, 0, 31, 31]), .command(d5, replies: [Kernel.fail(d5, .invalidParameters)]),

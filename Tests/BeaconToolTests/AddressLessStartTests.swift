@@ -16,11 +16,11 @@ import Testing
     static func plan(_ address: [UInt8]) throws -> AdvertisingPlan {
         var o = AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF)
         o.randomAddress = address
-        return AdvertisingPlan(beacon: try #require(Golden.beacon), options: o, family: .legacy)
+        return AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: o, family: .legacy)
     }
 
     /// The golden beacon's own derived address (the first beacon of the config).
-    static func derived() throws -> [UInt8] { StaticRandomAddress.derived(for: try #require(Golden.beacon)) }
+    static func derived() throws -> [UInt8] { StaticRandomAddress.derived(for: .iBeacon(try #require(Golden.beacon))) }
 
     func start(_ address: [UInt8], system: SystemProbe = .none) throws -> (ToolRun, ScriptedController) {
         let p = try Self.plan(address)

@@ -13,7 +13,7 @@ import Testing
                       txPower: Int8? = nil, connectable: Bool = false) throws -> KioskConfiguration {
         let uuid = try #require(Self.uuid)
         return KioskConfiguration(beacons: minors.map {
-            BeaconAdvertisement(beacon: IBeacon(uuid: uuid, major: 1, minor: $0),
+            BeaconAdvertisement(frame: .iBeacon(IBeacon(uuid: uuid, major: 1, minor: $0)),
                                 options: AdvertisingOptions(interval: interval, connectable: connectable, txPower: txPower))
         }, family: family)
     }

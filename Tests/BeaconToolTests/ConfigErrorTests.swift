@@ -34,7 +34,7 @@ func goldenBeacons(_ minors: [Int], extra: String = "") -> String {
     func file(_ text: String) -> String { kioskFile(text) }
 
     @Test func unknownKeysSuggestTheNearestAcceptedOne() {
-        let beaconKeys = "accepted: identifier, uuid, major, minor, measuredPower, interval, connectable, txPower"
+        let beaconKeys = "accepted: identifier, type, uuid, major, minor, measuredPower, interval, connectable, txPower"
         let measuredpwr = start(#"{"beacons": [{"uuid": "\#(u)", "major": 1, "minor": 2, "measuredpwr": -60}]}"#)
         #expect(measuredpwr.code == 65)
         #expect(measuredpwr.err == "beacon-tx start: config kiosk.json: beacons[0]: unknown key \"measuredpwr\" (\(beaconKeys); did you mean measuredPower?)\n")

@@ -19,7 +19,14 @@ import Testing
         }
         #expect(top.map(\.0) == [ConfigFile.schemaKey] + ConfigFile.topLevelKeys)
         #expect(beacon.map(\.0) == ConfigFile.beaconKeys)
-        #expect(schema["properties"]?["beacons"]?["items"]?["required"] == .array(["uuid", "major", "minor"].map(JSON.string)))
+        // Each type's required keys, and none of another type's: an absent type is an iBeacon.
+        guard case let .array(kinds)? = schema["properties"]?["beacons"]?["items"]?["allOf"] else { Issue.record("no allOf"); return }
+        #expect(kinds.count == ConfigFile.configurableKinds.count)
+        #expect(kinds.first?["if"]?["properties"]?["type"]?["enum"] == .array([.string("ibeacon"), .null]))
+        #expect(kinds.first?["then"]?["required"] == .array(["uuid", "major", "minor"].map(JSON.string)))
+        #expect(kinds.dropFirst().first?["if"]?["properties"]?["type"]?["const"] == .string("altbeacon"))
+        #expect(kinds.dropFirst().first?["then"]?["required"] == .array(["id1", "id2", "id3"].map(JSON.string)))
+        #expect(kinds.last?["then"]?["required"] == .array(["data"].map(JSON.string)))
         #expect(schema["properties"]?["interval"]?["minimum"] == .number(20) && schema["properties"]?["interval"]?["maximum"] == .number(10240))
         #expect(schema["properties"]?["rotation"]?["default"] == .number(200))
         let r = tool(["dump-config", "--schema"])

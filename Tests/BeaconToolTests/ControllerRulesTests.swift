@@ -43,7 +43,7 @@ private typealias C = Controllers
     @Test func rotationUsesTheBeaconsCommonValue() throws {
         let uuid = try #require(ProximityUUID(Golden.uuidText))
         let slow = AdvertisingOptions(interval: try #require(AdvertisingInterval(milliseconds: 300)), connectable: true)
-        let config = KioskConfiguration(beacons: [1, 2].map { BeaconAdvertisement(beacon: IBeacon(uuid: uuid, major: 1, minor: $0), options: slow) },
+        let config = KioskConfiguration(beacons: [1, 2].map { BeaconAdvertisement(frame: .iBeacon(IBeacon(uuid: uuid, major: 1, minor: $0)), options: slow) },
                                         rotationMilliseconds: 300, commonOptions: AdvertisingOptions(interval: .standard))
         let plan = try KioskPlan(config, family: .legacy)
         #expect(config.ignoredUnderRotation == [])
@@ -85,7 +85,7 @@ private typealias C = Controllers
     /// the start plan disables first; `--verbose` marks the Unknown Advertising Identifier answer as
     /// the expected one (verify tolerates it too).
     @Test func verboseMarksTheExpectedUnknownAdvertisingIdentifier() throws {
-        let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF), family: .extended)
+        let p = AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF), family: .extended)
         let first = p.start[0].command
         let (h, fake) = host(C.probe(extended: true) + [.command(first, replies: [C.fail(first, .unknownAdvertisingIdentifier)])] + C.okSteps(Array(p.start.dropFirst())))
         let r = tool(["start"] + goldenFlags + ["--detach", "--verbose"], host: h)
@@ -110,13 +110,13 @@ private typealias C = Controllers
     /// The same interval connectable, or on a 5.0 controller, is sent.
     @Test func theFloorAppliesOnlyBefore50AndToNonConnectable() throws {
         let fast = AdvertisingOptions(interval: try #require(AdvertisingInterval(milliseconds: 50)))
-        let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: fast, family: .legacy)
+        let p = AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: fast, family: .legacy)
         let (h, fake) = host(C.probe(hciVersion: 9, extended: false) + C.okSteps(p.start))
         #expect(tool(["start"] + goldenFlags + ["--interval", "50", "--detach"], host: h).code == 0)
         #expect(fake.isFullyConsumed)
         var connectable = fast
         connectable.connectable = true
-        let pc = AdvertisingPlan(beacon: try #require(Golden.beacon), options: connectable, family: .legacy)
+        let pc = AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: connectable, family: .legacy)
         let (h2, fake2) = host(C.probe(hciVersion: 7, extended: false) + C.okSteps(pc.start))
         #expect(tool(["start"] + goldenFlags + ["--interval", "50", "--connectable", "--detach"], host: h2).code == 0)
         #expect(fake2.isFullyConsumed)
@@ -125,7 +125,7 @@ private typealias C = Controllers
     /// The LE feature bit without the commands is not extended advertising: a controller that sets
     /// bit 12 but does not list LE Remove Advertising Set gets legacy commands under auto.
     @Test func featureBitWithoutTheCommandsIsLegacy() throws {
-        let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard), family: .legacy)
+        let p = AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: AdvertisingOptions(interval: .standard), family: .legacy)
         let (h, fake) = host(C.probe(extended: true, omitting: [.leRemoveAdvertisingSet]) + C.okSteps(p.start))
         let r = tool(["start"] + goldenFlags + ["--detach"], host: h)
         #expect(r.code == 0, "\(r.err)")
@@ -137,7 +137,7 @@ private typealias C = Controllers
     /// Advertising Sets (nor LE Read Maximum Advertising Data Length) is never sent them.
     @Test func unlistedSetLimitCommandsAreNotSent() throws {
         let uuid = try #require(ProximityUUID(Golden.uuidText))
-        let config = KioskConfiguration(beacons: [1, 2].map { BeaconAdvertisement(beacon: IBeacon(uuid: uuid, major: 1, minor: $0), options: AdvertisingOptions(interval: .standard)) })
+        let config = KioskConfiguration(beacons: [1, 2].map { BeaconAdvertisement(frame: .iBeacon(IBeacon(uuid: uuid, major: 1, minor: $0)), options: AdvertisingOptions(interval: .standard)) })
         let p = try KioskPlan(config, family: .extended)
         let (h, fake) = host(C.probe(extended: true, omitting: [.leReadNumberOfSupportedAdvertisingSets, .leReadMaximumAdvertisingDataLength]) + C.okSteps(p.start))
         let r = tool(["start", "--beacon", "\(Golden.uuidText):1:1", "--beacon", "\(Golden.uuidText):1:2", "--detach"], host: h)
@@ -176,7 +176,7 @@ private typealias C = Controllers
     /// The live start prints the same warnings (stderr), after the on-air line with the cycle.
     @Test func longRotationWarnsAtStart() throws {
         let uuid = try #require(ProximityUUID(Golden.uuidText))
-        let config = KioskConfiguration(beacons: (1...12).map { BeaconAdvertisement(beacon: IBeacon(uuid: uuid, major: 1, minor: UInt16($0)), options: AdvertisingOptions(interval: .standard)) },
+        let config = KioskConfiguration(beacons: (1...12).map { BeaconAdvertisement(frame: .iBeacon(IBeacon(uuid: uuid, major: 1, minor: UInt16($0))), options: AdvertisingOptions(interval: .standard)) },
                                         family: .legacy)
         let p = try KioskPlan(config, family: .legacy)
         let (h, _) = host(C.probe(extended: false) + C.okSteps(p.start))
@@ -194,8 +194,8 @@ private typealias C = Controllers
                       "--random-address-per-set", "--dry-run", "--format", "hex"])
         #expect(r.code == 0, "\(r.err)")
         let uuid = try #require(ProximityUUID(Golden.uuidText))
-        let a1 = StaticRandomAddress.derived(for: IBeacon(uuid: uuid, major: 1, minor: 1))
-        let a2 = StaticRandomAddress.derived(for: IBeacon(uuid: uuid, major: 1, minor: 2))
+        let a1 = StaticRandomAddress.derived(for: .iBeacon(IBeacon(uuid: uuid, major: 1, minor: 1)))
+        let a2 = StaticRandomAddress.derived(for: .iBeacon(IBeacon(uuid: uuid, major: 1, minor: 2)))
         for a in [a1, a2] {
             #expect(a.count == 6 && a[0] & 0xC0 == 0xC0, "random static: the two top bits set")
         }
@@ -210,7 +210,7 @@ private typealias C = Controllers
         ])
         #expect(lines.contains("01352007ee" + Hex.encode(a2.reversed())))
         // Stable: the same region, the same address (a scanner keys on it).
-        #expect(StaticRandomAddress.derived(for: IBeacon(uuid: uuid, major: 1, minor: 1, measuredPower: -70)) == a1)
+        #expect(StaticRandomAddress.derived(for: .iBeacon(IBeacon(uuid: uuid, major: 1, minor: 1, measuredPower: -70))) == a1)
         #expect(StaticRandomAddress.text([0xC3, 0x01, 0x02, 0x0A, 0xB0, 0xFF]) == "C3:01:02:0A:B0:FF")
     }
 }

@@ -11,7 +11,7 @@ import Testing
     typealias C = Controllers
 
     func plan() throws -> AdvertisingPlan {
-        AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF), family: .extended)
+        AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF), family: .extended)
     }
 
     func onAirThenStop() throws -> ScriptedController {

@@ -67,7 +67,7 @@ import Testing
         let records = try BTSnoop.read(r.bytes, .fail).frames.map(BTSnoop.Record.init)
         // Start, then stop: every dry-run format shows both.
         #expect(records.count == 12)
-        let plan = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF), family: .extended)
+        let plan = AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF), family: .extended)
         #expect(records.filter { !$0.received }.map { Hex.encode($0.packet) } == (plan.start + plan.stop).map { Hex.encode($0.command.packet) })
         for answer in records.filter(\.received) {
             let cc = try CommandComplete(try HCIEvent(packet: answer.packet)).validated()

@@ -32,7 +32,7 @@ import Testing
     }
 
     func startHost() throws -> (FakeHost, ScriptedController) {
-        let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF),
+        let p = AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF),
                                 family: .extended)
         let stop: [ScriptedController.Step] = [.receive(.signal(15))]
         let fake = ScriptedController(C.probe(extended: true) + C.okSteps(p.start) + stop + C.okSteps(p.stop))

@@ -10,7 +10,7 @@ import Testing
     typealias C = Controllers
 
     func plan(_ family: AdvertisingFamily) throws -> AdvertisingPlan {
-        AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF), family: family)
+        AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF), family: family)
     }
 
     /// The parts of a conversation, in order. Not one `+` chain of step arrays: Swift 6.0.3 (Debian 13's
@@ -157,7 +157,7 @@ import Testing
 
     @Test func advertisingSetFlagReachesStartAndStop() throws {
         let options = AdvertisingOptions(interval: .standard, advertisingHandle: 5)
-        let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: options, family: .extended)
+        let p = AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: options, family: .extended)
         #expect(Hex.encode(p.start[1].command.packet).hasPrefix("0136201905"))
         let (h, fake) = host(C.probe(extended: true) + C.okSteps(p.start) + C.probe(extended: true) + C.okSteps(p.stop))
         let start = tool(["start"] + goldenFlags + ["--advertising-set", "5", "--detach"], host: h)
@@ -211,7 +211,7 @@ import Testing
     }
 
     @Test func aLateDeviceIsStartedWhenItAppearsAndGivenTimeToBePoweredFirst() throws {
-        let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF), family: .extended)
+        let p = AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF), family: .extended)
         let fake = ScriptedController(steps(Controllers.probe(extended: true), Controllers.okSteps(p.start), [.receive(.signal(15))], Controllers.okSteps(p.stop)))
         let h = FakeHost(devices: [], channels: [0: fake])
         // Registered down first (the kernel sets it up), then up (bluetoothd powered it).

@@ -72,7 +72,7 @@ import Testing
 
     @Test func aStateFileOfAGoneProcessIsTakenOverWithANote() throws {
         let dir = try stateDirectory(pid: 999)
-        let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF), family: .extended)
+        let p = AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF), family: .extended)
         let fake = ScriptedController(C.probe(extended: true) + C.okSteps(p.start) + [.receive(.signal(15))] + C.okSteps(p.stop))
         let h = FakeHost(devices: [C.device(0)], channels: [0: fake])
         let r = tool(["start"] + goldenFlags, host: h, service: service(dir, FakeLocks([.claimed(nil)]), alive: [4242]))

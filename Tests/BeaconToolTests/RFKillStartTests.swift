@@ -19,7 +19,7 @@ import Testing
     }
 
     func onAirSteps() throws -> [ScriptedController.Step] {
-        let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF), family: .extended)
+        let p = AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF), family: .extended)
         var s = C.probe(extended: true)
         s += C.okSteps(p.start)
         s.append(.receive(.signal(15)))

@@ -40,7 +40,7 @@ import Testing
     }
 
     func raw(_ file: ConfigFile) throws -> LoopHarness {
-        let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 2), family: .extended)
+        let p = AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: AdvertisingOptions(interval: .standard, advertisingHandle: 2), family: .extended)
         return try LoopHarness(["start", "--config", file.path], controller: C.probe(extended: true) + C.okSteps(p.start))
     }
 
@@ -109,7 +109,7 @@ import Testing
         let file = try ConfigFile()
         let h = try raw(file)
         let b = try #require(Golden.beacon)
-        let next = AdvertisingPlan(beacon: IBeacon(uuid: b.uuid, major: 1, minor: 3, measuredPower: -59),
+        let next = AdvertisingPlan(frame: .iBeacon(IBeacon(uuid: b.uuid, major: 1, minor: 3, measuredPower: -59)),
                                    options: AdvertisingOptions(interval: .standard, advertisingHandle: 2), family: .extended)
         let sent = h.controller.sent.count
         file.minor = 3

@@ -159,7 +159,7 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
 
     @Test func everyStderrLineCarriesItsPriorityWhenStderrIsTheJournal() throws {
         let interval = try #require(AdvertisingInterval(milliseconds: 101))
-        let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: interval, advertisingHandle: 0xEF), family: .extended)
+        let p = AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: AdvertisingOptions(interval: interval, advertisingHandle: 0xEF), family: .extended)
         let fake = ScriptedController(Controllers.probe(extended: true) + Controllers.okSteps(p.start) + [
             .receive(.event(HCIEvent(code: .hardwareError, parameters: [0x07]).packet)),
             .receiveFails(.system(call: "read", device: "hci0", errno: 32, message: "Broken pipe")),
@@ -316,7 +316,7 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
     typealias C = Controllers
 
     func plan(_ family: AdvertisingFamily) throws -> AdvertisingPlan {
-        AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 2), family: family)
+        AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: AdvertisingOptions(interval: .standard, advertisingHandle: 2), family: family)
     }
 
     @Test func readyWithTheStateFileOnAirThenStoppingAndTheFileRemoved() throws {
@@ -449,8 +449,8 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
     func sessions() throws -> String {
         let dir = temporaryDirectory()
         let store = StateStore(candidates: [dir])
-        let three = [entry, BeaconEntry(identifier: nil, uuid: entry.uuid, major: 1, minor: 3, measuredPower: -59),
-                     BeaconEntry(identifier: "exit", uuid: entry.uuid, major: 1, minor: 4, measuredPower: -65)]
+        let three = [entry, BeaconEntry(identifier: nil, uuid: try #require(entry.iBeacon).uuid, major: 1, minor: 3, measuredPower: -59),
+                     BeaconEntry(identifier: "exit", uuid: try #require(entry.iBeacon).uuid, major: 1, minor: 4, measuredPower: -65)]
         try store.write(SessionState(device: "hci0", pid: 4242, onAir: true, status: "3 beacons on air on hci0 (extended sets 3–5)",
                                      family: .extended, sets: [3, 4, 5], beacons: three, since: 1_800_000_000,
                                      lastRearm: .init(at: 1_800_000_000, reason: "hci0 went down (powered off, reset or removed by another program)")), into: dir)

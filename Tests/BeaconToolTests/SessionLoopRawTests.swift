@@ -12,7 +12,7 @@ import Testing
     typealias C = Controllers
 
     func plan() throws -> AdvertisingPlan {
-        AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 2), family: .extended)
+        AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: AdvertisingOptions(interval: .standard, advertisingHandle: 2), family: .extended)
     }
 
     func harness(_ extra: [String] = []) throws -> LoopHarness {
@@ -114,7 +114,7 @@ import Testing
     @Test func theRotationSwapsAtEachDwellThroughTheLoop() throws {
         let b = try #require(Golden.beacon)
         let config = KioskConfiguration(beacons: [1, 2, 3].map {
-            BeaconAdvertisement(beacon: IBeacon(uuid: b.uuid, major: 1, minor: $0, measuredPower: -59), options: AdvertisingOptions(interval: .standard))
+            BeaconAdvertisement(frame: .iBeacon(IBeacon(uuid: b.uuid, major: 1, minor: $0, measuredPower: -59)), options: AdvertisingOptions(interval: .standard))
         })
         let kiosk = try KioskPlan(config, family: .legacy)
         let directory = NSTemporaryDirectory() + "beacon-tx-rotation-\(UUID().uuidString)"

@@ -122,7 +122,7 @@ private final class ClockBox {
     static let disableSet2: [UInt8] = [0x01, 0x39, 0x20, 0x06, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00]
 
     func plan() throws -> AdvertisingPlan {
-        AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 2), family: .extended)
+        AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: AdvertisingOptions(interval: .standard, advertisingHandle: 2), family: .extended)
     }
 
     /// Raw HCI, `--cycle 2:3:2`, watchdog every second: the off phase disables set 2 (those bytes),

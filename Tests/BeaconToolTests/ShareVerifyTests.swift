@@ -21,7 +21,7 @@ import Testing
     static func capture(_ fault: Fault) throws -> [UInt8] {
         let uuid = try #require(ProximityUUID(Golden.uuidText))
         let beacons = [1, 2].map {
-            BeaconAdvertisement(beacon: IBeacon(uuid: uuid, major: 1, minor: $0), options: AdvertisingOptions(interval: .standard))
+            BeaconAdvertisement(frame: .iBeacon(IBeacon(uuid: uuid, major: 1, minor: $0)), options: AdvertisingOptions(interval: .standard))
         }
         var plan = SharePlan(index: 0, beacons: beacons, instances: [5, 4], dwellMilliseconds: 1000, method: .extended)
         var m = MonitorCapture()
@@ -46,7 +46,7 @@ import Testing
         }
         for c in plan.start { m.mgmtRun(cookie: 5, c) }
         let ours = beacons.map { b -> [UInt8] in
-            var data = b.beacon.advertisingData
+            var data = b.frame.advertisingData
             if fault == .kernelAddsFlags { data[2] = 0x02 }   // the kernel's own Flags value instead of ours
             return data
         }
@@ -153,7 +153,7 @@ import Testing
         let uuid = try #require(ProximityUUID(Golden.uuidText))
         func report(_ fault: Fault, major: UInt16 = 1, rotation: Int = 1000) throws -> CaptureReport {
             let config = KioskConfiguration(beacons: [(major, 1), (1, 2)].map {
-                BeaconAdvertisement(beacon: IBeacon(uuid: uuid, major: $0.0, minor: $0.1), options: AdvertisingOptions(interval: .standard))
+                BeaconAdvertisement(frame: .iBeacon(IBeacon(uuid: uuid, major: $0.0, minor: $0.1)), options: AdvertisingOptions(interval: .standard))
             }, rotationMilliseconds: rotation)
             return CaptureVerifier.verify(try CaptureFile.read(try Self.capture(fault), .fail), expected: config, controllerIndex: 0)
         }

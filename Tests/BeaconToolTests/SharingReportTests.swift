@@ -15,7 +15,7 @@ import Testing
     /// `--share always`, two beacons (minor 1 and 2), instances 5 and 4 (no kernel instance before).
     func harness(extended: Bool, state: String) throws -> LoopHarness {
         let uuid = try #require(ProximityUUID(Golden.uuidText))
-        let beacons = [1, 2].map { BeaconAdvertisement(beacon: IBeacon(uuid: uuid, major: 1, minor: UInt16($0)), options: AdvertisingOptions(interval: .standard)) }
+        let beacons = [1, 2].map { BeaconAdvertisement(frame: .iBeacon(IBeacon(uuid: uuid, major: 1, minor: UInt16($0))), options: AdvertisingOptions(interval: .standard)) }
         let plan = SharePlan(index: 0, beacons: beacons, instances: [5, 4], dwellMilliseconds: 200, method: .extended)
         let adds: [ScriptedKernel.Step] = plan.start.map { c in
             c.opcode == .addExtendedAdvertisingParameters ? Kernel.step(c, [c.instance ?? 0, 0, 31, 31]) : Kernel.instanceStep(c)

@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func aKernelInstanceIsNamedAtStartAndGivenBackAfterTheStop() throws {
-        let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF),
+        let p = AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF),
                                 family: .legacy)
         let hci: [ScriptedController.Step] = C.probe(extended: false) + C.okSteps(p.start) + [.receive(.signal(15))]
             + C.okSteps(p.stop) + [C.okStep(.leSetAdvertisingData([]))]
@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func noKernelInstanceNoHandBack() throws {
-        let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF),
+        let p = AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF),
                                 family: .legacy)
         let fake = ScriptedController(C.probe(extended: false) + C.okSteps(p.start) + [.receive(.signal(15))] + C.okSteps(p.stop))
         let kernel = ScriptedKernel([Kernel.step(.readAdvertisingFeatures(index: 0), [0x7F, 0x00, 0x00, 0x00, 31, 31, 5, 0])])
@@ -67,7 +67,7 @@ import Testing
 
     @Test func theSystemdStatusNamesTheDisplacedInstance() throws {
         let listener = try NotifyListener()
-        let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF),
+        let p = AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF),
                                 family: .legacy)
         let fake = ScriptedController(C.probe(extended: false) + C.okSteps(p.start) + [.receive(.timedOut), .receive(.signal(15))]
             + C.okSteps(p.stop) + [C.okStep(.leSetAdvertisingData([]))])
@@ -91,7 +91,7 @@ import Testing
     /// `--share auto` (the default) cannot share with `--detach`: the detached start takes the
     /// instance as `never` would, and says why it did not share.
     @Test func aDetachedStartSaysWhyItDoesNotShare() throws {
-        let p = AdvertisingPlan(beacon: try #require(Golden.beacon), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF),
+        let p = AdvertisingPlan(frame: .iBeacon(try #require(Golden.beacon)), options: AdvertisingOptions(interval: .standard, advertisingHandle: 0xEF),
                                 family: .legacy)
         let (h, fake, kernel) = detachedHost(withInstance: true, p)
         let r = tool(["start"] + goldenFlags + ["--detach"], host: h)

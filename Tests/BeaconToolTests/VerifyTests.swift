@@ -16,7 +16,7 @@ import Testing
     static func syntheticFixtures() throws -> [(String, [UInt8])] {
         let uuid = try #require(ProximityUUID(Golden.uuidText))
         let config = KioskConfiguration(beacons: [1, 2].map {
-            BeaconAdvertisement(beacon: IBeacon(uuid: uuid, major: 1, minor: $0), options: AdvertisingOptions(interval: .standard))
+            BeaconAdvertisement(frame: .iBeacon(IBeacon(uuid: uuid, major: 1, minor: $0)), options: AdvertisingOptions(interval: .standard))
         })
         let plan = try KioskPlan(config, family: .extended)
         func started() -> MonitorCapture {

@@ -61,7 +61,7 @@ exit(fuzzMain { input in
     let beacon = IBeacon(uuid: ProximityUUID(bytes: Array(repeating: input[0], count: 16))!, major: 1, minor: UInt16(input[1]))
     let options = AdvertisingOptions(interval: .standard, connectable: input[0] & 1 != 0,
                                      txPower: input[0] & 2 != 0 ? -8 : nil, advertisingHandle: input[1] % 4)
-    let plans = [AdvertisingFamily.legacy, .extended].map { AdvertisingPlan(beacon: beacon, options: options, family: $0) }
+    let plans = [AdvertisingFamily.legacy, .extended].map { AdvertisingPlan(frame: .iBeacon(beacon), options: options, family: $0) }
     let probeOpcodes: Set<UInt16> = [0x1001, 0x1002, 0x2003]
     let planned = Set(plans.flatMap { ($0.start + $0.stop).map(\.command.opcode.rawValue) })
     func checkWire() {
@@ -79,8 +79,8 @@ exit(fuzzMain { input in
     guard let family = try? Advertiser.chooseFamily(requested, caps, device: "hci0") else { return }
     let before = controller.sent.count
     // As the session starts: the other family as the fallback only for `auto` on a controller that has it.
-    let fallback = requested == nil && caps.supports(family.other) ? AdvertisingPlan(beacon: beacon, options: options, family: family.other) : nil
-    guard let plan = try? Advertiser.startSwitchingOnce(runner, AdvertisingPlan(beacon: beacon, options: options, family: family),
+    let fallback = requested == nil && caps.supports(family.other) ? AdvertisingPlan(frame: .iBeacon(beacon), options: options, family: family.other) : nil
+    guard let plan = try? Advertiser.startSwitchingOnce(runner, AdvertisingPlan(frame: .iBeacon(beacon), options: options, family: family),
                                                         fallback: fallback, switching: { _ in }) else { return }
     let startPackets = plan.start.map(\.command.packet)
     require(controller.sent.count - before >= startPackets.count, "start sent fewer commands than its plan")

@@ -13,7 +13,7 @@ import Glibc
 let uuid = ProximityUUID("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0") ?? ProximityUUID(bytes: [UInt8](repeating: 1, count: 16))
 let options = AdvertisingOptions(interval: .standard)
 let kiosk = KioskConfiguration(beacons: [1, 2].compactMap { minor in
-    uuid.map { BeaconAdvertisement(beacon: IBeacon(uuid: $0, major: 1, minor: minor), options: options) }
+    uuid.map { BeaconAdvertisement(frame: .iBeacon(IBeacon(uuid: $0, major: 1, minor: minor)), options: options) }
 })
 
 func header(_ datalink: UInt32) -> [UInt8] {

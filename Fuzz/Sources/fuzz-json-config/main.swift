@@ -19,8 +19,16 @@ exit(fuzzMain { input in
     do throws(CLIError) {
         _ = try ConfigFile.apply(value, into: &settings, prefix: "config")
         for beacon in settings.beacons {
-            require(IBeacon(advertisingData: beacon.beacon.advertisingData) == IBeacon(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, measuredPower: beacon.measuredPower),
-                    "configured beacon round trip")
+            // Every type's advertising data parses back to the configured frame; data stays AD structures.
+            let data = beacon.frame.advertisingData
+            switch beacon.frame {
+            case var .iBeacon(b):
+                b.identifier = nil
+                require(IBeacon(advertisingData: data) == b, "configured iBeacon round trip")
+            case let .altBeacon(b): require(AltBeacon(advertisingData: data) == b, "configured AltBeacon round trip")
+            case let .eddystone(f): require(Eddystone.Frame(advertisingData: data) == f, "configured Eddystone round trip")
+            case let .data(d): require((try? BeaconFrame.checkedData(d)) == beacon.frame && d.count <= 31, "configured data not AD structures")
+            }
             if let identifier = beacon.identifier { require(identifier.unicodeScalars.allSatisfy(isPrintable), "unprintable identifier accepted") }
         }
     } catch {

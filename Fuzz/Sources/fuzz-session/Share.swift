@@ -109,7 +109,7 @@ func fuzzShare(_ input: ArraySlice<UInt8>) {
     let head = input[input.startIndex], lengths = input[input.startIndex + 1]
     func beacons(_ count: Int, minor: UInt16) -> [BeaconAdvertisement] {
         (0..<count).map {
-            BeaconAdvertisement(beacon: IBeacon(uuid: uuid, major: 2, minor: minor &+ UInt16($0)),
+            BeaconAdvertisement(frame: .iBeacon(IBeacon(uuid: uuid, major: 2, minor: minor &+ UInt16($0))),
                                 options: AdvertisingOptions(interval: .standard, connectable: head & 0x08 != 0))
         }
     }
@@ -231,7 +231,7 @@ func fuzzShare(_ input: ArraySlice<UInt8>) {
     }
     require(session.phase == .onAir, "not on air after the inputs stopped: \(session.phase)")
     for (i, instance) in plan.instances.enumerated() {
-        let data = plan.beacons[i].beacon.advertisingData
+        let data = plan.beacons[i].frame.advertisingData
         require(kernel.instances[instance] == .some(.some(data)),
                 "beacon \(i) (instance \(instance)) is not in the kernel with our data: \(String(describing: kernel.instances[instance]))")
     }

@@ -45,7 +45,7 @@ func fuzzRawHCI(_ input: [UInt8]) {
     let options = AdvertisingOptions(interval: .standard, connectable: connectable)
     func kiosk(_ n: Int, minor: UInt16) -> KioskConfiguration {
         var c = KioskConfiguration(beacons: (0..<n).map {
-            BeaconAdvertisement(beacon: IBeacon(uuid: uuid, major: 1, minor: minor + UInt16($0)), options: options)
+            BeaconAdvertisement(frame: .iBeacon(IBeacon(uuid: uuid, major: 1, minor: minor + UInt16($0))), options: options)
         })
         c.rotationMilliseconds = 500
         return c

@@ -27,17 +27,20 @@ extension CaptureVerifier.Run {
 
     /// For each wanted beacon, the index of its match among `found`: the last with the same UUID,
     /// major, minor and power, else the closest (same region first, unclaimed first, most equal
-    /// fields); nil when `found` is empty. The raw and the share checks both match this way.
-    static func pick(_ wanted: [IBeacon], among found: [IBeacon]) -> [Int?] {
+    /// fields); nil when `found` is empty or the wanted beacon is no iBeacon (verify reads iBeacon
+    /// captures only). The raw and the share checks both match this way.
+    static func pick(_ wanted: [IBeacon?], among found: [IBeacon]) -> [Int?] {
         var chosen: [Int?] = Array(repeating: nil, count: wanted.count)
         var claimed = Set<Int>()
         for (i, b) in wanted.enumerated() {
+            guard let b else { continue }
             if let c = found.lastIndex(where: { sameRegion($0, b) && $0.measuredPower == b.measuredPower }) {
                 chosen[i] = c
                 claimed.insert(c)
             }
         }
         for (i, b) in wanted.enumerated() where chosen[i] == nil {
+            guard let b else { continue }
             func score(_ c: Int) -> (Int, Int, Int) {
                 (sameRegion(found[c], b) ? 1 : 0, claimed.contains(c) ? 0 : 1, equalFields(found[c], b))
             }
@@ -55,7 +58,7 @@ extension CaptureVerifier.Run {
     /// (a rotation).
     func match() -> (chosen: [Candidate?], shared: Set<Placement>) {
         let cands = candidates()
-        let chosen = Self.pick(expected.beacons.map(\.beacon), among: cands.map(\.beacon)).map { $0.map { cands[$0] } }
+        let chosen = Self.pick(expected.beacons.map(\.frame.iBeacon), among: cands.map(\.beacon)).map { $0.map { cands[$0] } }
         let shared = Dictionary(grouping: chosen.compactMap { $0?.placement }, by: { $0 }).filter { $0.value.count > 1 }.keys
         return (chosen, Set(shared))
     }

@@ -87,7 +87,7 @@ extension CaptureVerifier.Run {
         let ours = sent.filter(\.ours)
         let dataCommands = ours.indices.filter { ours[$0].command.advertisingData.flatMap(IBeacon.init(advertisingData:)) != nil }
         let found = dataCommands.compactMap { ours[$0].command.advertisingData.flatMap(IBeacon.init(advertisingData:)) }
-        let picks = Self.pick(expected.beacons.map(\.beacon), among: found).map { $0.map { dataCommands[$0] } }
+        let picks = Self.pick(expected.beacons.map(\.frame.iBeacon), among: found).map { $0.map { dataCommands[$0] } }
 
         // The method: Add Advertising once the kernel refused Add Extended Advertising Data.
         let refused = ours.first { $0.command.opcode == .addExtendedAdvertisingData && $0.status == .invalidParameters }
@@ -125,8 +125,10 @@ extension CaptureVerifier.Run {
             r.instance = instance
             let firstAdd = ours.first { $0.command.instance == instance && $0.command.advertisingData == data && $0.status == .success } ?? picked
             r.configuredSeconds = Double(firstAdd.time) / 1_000_000
-            r.failures += CommandDiff.iBeaconDifferences(picked.command.opcode.name ?? "data", expected: b.beacon, actual: beacon)
-                .map(VerifyFailure.addedBeaconDiffers)
+            if let want = b.frame.iBeacon {
+                r.failures += CommandDiff.iBeaconDifferences(picked.command.opcode.name ?? "data", expected: want, actual: beacon)
+                    .map(VerifyFailure.addedBeaconDiffers)
+            }
 
             // beacon-tx's Add commands for the instance against the plan's.
             let mine = ours.filter { $0.command.instance == instance }

@@ -149,8 +149,8 @@ public struct AdvertisingPlan: Hashable, Sendable {
         stop = Self.stopCommands(family: family, advertisingHandle: options.advertisingHandle)
     }
 
-    public init(beacon: IBeacon, options: AdvertisingOptions, family: AdvertisingFamily) {
-        self.init(advertisingData: beacon.advertisingData, options: options, family: family)
+    public init(frame: BeaconFrame, options: AdvertisingOptions, family: AdvertisingFamily) {
+        self.init(advertisingData: frame.advertisingData, options: options, family: family)
     }
 
     /// Stop: legacy disable; extended disable + remove set. "Already stopped" answers count as success.

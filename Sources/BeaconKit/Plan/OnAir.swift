@@ -64,10 +64,10 @@ extension KioskPlan {
     public var beaconPlacements: [BeaconPlacement] {
         switch layout {
         case let .sets(handles):
-            return zip(advertised, handles).map { BeaconPlacement(.set($0.1), data: $0.0.beacon.advertisingData) }
+            return zip(advertised, handles).map { BeaconPlacement(.set($0.1), data: $0.0.frame.advertisingData) }
         case let .rotation(handle):
             let placement: ControllerAdvertisingState.Placement = family == .legacy ? .legacy : .set(handle)
-            return advertised.map { BeaconPlacement(placement, data: $0.beacon.advertisingData) }
+            return advertised.map { BeaconPlacement(placement, data: $0.frame.advertisingData) }
         }
     }
 }
@@ -75,6 +75,6 @@ extension KioskPlan {
 extension SharePlan {
     /// Each configured beacon's instance and data, in configuration order.
     public var beaconPlacements: [KernelInstancePlacement] {
-        zip(beacons, instances).map { KernelInstancePlacement(instance: $0.1, data: $0.0.beacon.advertisingData) }
+        zip(beacons, instances).map { KernelInstancePlacement(instance: $0.1, data: $0.0.frame.advertisingData) }
     }
 }

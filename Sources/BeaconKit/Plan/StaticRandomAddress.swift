@@ -3,10 +3,11 @@
 /// the other 46 bits neither all 0 nor all 1), derived from a beacon's region so it stays the same
 /// across restarts and reloads: a scanner that keys on the address sees each beacon on its own.
 public enum StaticRandomAddress {
-    /// Display order (`C3:…`): FNV-1a of the UUID, major and minor; the top two bits set.
-    public static func derived(for beacon: IBeacon) -> [UInt8] {
+    /// Display order (`C3:…`): FNV-1a of the beacon's identity (an iBeacon's UUID, major and minor;
+    /// `BeaconFrame.identity` without its type); the top two bits set.
+    public static func derived(for frame: BeaconFrame) -> [UInt8] {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in beacon.uuid.bytes + [UInt8(beacon.major >> 8), UInt8(beacon.major & 0xff), UInt8(beacon.minor >> 8), UInt8(beacon.minor & 0xff)] {
+        for byte in frame.identityFields {
             h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
         }
         var a = (0..<6).map { UInt8(truncatingIfNeeded: h >> (8 * UInt64(5 - $0))) }
@@ -21,7 +22,7 @@ public enum StaticRandomAddress {
     /// the first beacon's (so a fleet that shares a UUID and differs in minors gets one address per box),
     /// nil without beacons.
     public static func derived(for configuration: KioskConfiguration) -> [UInt8]? {
-        configuration.beacons.first.map { derived(for: $0.beacon) }
+        configuration.beacons.first.map { derived(for: $0.frame) }
     }
 
     /// A BD_ADDR of all zeros: the controller has no public address (an LE-only controller such as

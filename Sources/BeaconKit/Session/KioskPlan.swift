@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /// One beacon of a kiosk with the options it is advertised with (per-beacon overrides already applied).
 public struct BeaconAdvertisement: Hashable, Sendable {
-    public var beacon: IBeacon
+    public var frame: BeaconFrame
     /// Interval, connectability and tx power; `advertisingHandle` is chosen by the plan, not here.
     public var options: AdvertisingOptions
 
-    public init(beacon: IBeacon, options: AdvertisingOptions) {
-        self.beacon = beacon
+    public init(frame: BeaconFrame, options: AdvertisingOptions) {
+        self.frame = frame
         self.options = options
     }
 
@@ -124,7 +124,7 @@ public struct KioskConfiguration: Hashable, Sendable {
     /// The beacons as a rotation advertises them: every one with `rotationOptions`.
     public var rotatedBeacons: [BeaconAdvertisement] {
         let shared = rotationOptions
-        return beacons.map { BeaconAdvertisement(beacon: $0.beacon, options: shared) }
+        return beacons.map { BeaconAdvertisement(frame: $0.frame, options: shared) }
     }
 }
 
@@ -191,7 +191,7 @@ public struct KioskPlan: Hashable, Sendable, CommandPlan {
             return o
         }()
         options.randomAddress = configuration.ownRandomAddress
-        let single = AdvertisingPlan(beacon: first.beacon, options: options, family: family)
+        let single = AdvertisingPlan(advertisingData: first.frame.advertisingData, options: options, family: family)
         start = single.start
         stop = single.stop
         if beacons.count > 1 {
@@ -199,7 +199,7 @@ public struct KioskPlan: Hashable, Sendable, CommandPlan {
             guard Double(configuration.rotationMilliseconds) >= intervalMs else {
                 throw .rotationShorterThanInterval(rotationMilliseconds: configuration.rotationMilliseconds, intervalMilliseconds: intervalMs)
             }
-            rotationSteps = beacons.map { Self.dataCommand($0.beacon, family: family, handle: handle) }
+            rotationSteps = beacons.map { Self.dataCommand($0.frame, family: family, handle: handle) }
         } else {
             rotationSteps = []
         }
@@ -240,10 +240,10 @@ public struct KioskPlan: Hashable, Sendable, CommandPlan {
     }
 
     /// Beacon i's data on its set or on the rotated instance.
-    static func dataCommand(_ beacon: IBeacon, family: AdvertisingFamily, handle: UInt8) -> PlannedCommand {
+    static func dataCommand(_ frame: BeaconFrame, family: AdvertisingFamily, handle: UInt8) -> PlannedCommand {
         switch family {
-        case .legacy: return PlannedCommand(.leSetAdvertisingData(beacon.advertisingData))
-        case .extended: return PlannedCommand(.leSetExtendedAdvertisingData(handle: handle, data: beacon.advertisingData))
+        case .legacy: return PlannedCommand(.leSetAdvertisingData(frame.advertisingData))
+        case .extended: return PlannedCommand(.leSetExtendedAdvertisingData(handle: handle, data: frame.advertisingData))
         }
     }
 
@@ -259,8 +259,8 @@ public struct KioskPlan: Hashable, Sendable, CommandPlan {
     static func configureSet(_ b: BeaconAdvertisement, handle: UInt8, configuration: KioskConfiguration) -> [PlannedCommand] {
         var options = b.options
         options.advertisingHandle = handle
-        options.randomAddress = configuration.addressPerSet ? StaticRandomAddress.derived(for: b.beacon) : configuration.ownRandomAddress
-        return Array(AdvertisingPlan(beacon: b.beacon, options: options, family: .extended).start.dropLast())
+        options.randomAddress = configuration.addressPerSet ? StaticRandomAddress.derived(for: b.frame) : configuration.ownRandomAddress
+        return Array(AdvertisingPlan(advertisingData: b.frame.advertisingData, options: options, family: .extended).start.dropLast())
     }
 
     static func enable(_ handles: [UInt8]) -> PlannedCommand {

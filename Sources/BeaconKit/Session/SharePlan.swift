@@ -70,7 +70,7 @@ public struct SharePlan: Equatable, Sendable {
 
     /// The commands that add (or update) beacon `i`'s instance.
     public func add(_ i: Int) -> [MGMTCommand] {
-        let data = beacons[i].beacon.advertisingData
+        let data = beacons[i].frame.advertisingData
         switch method {
         case .extended:
             let units = UInt32(beacons[i].options.interval.units)

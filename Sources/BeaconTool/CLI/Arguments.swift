@@ -61,6 +61,9 @@ struct ParsedArguments {
     /// Every value of a repeatable path option, in order.
     private(set) var pathLists: [String: [FilePath]] = [:]
     private(set) var positionals: [String] = []
+    /// Every value of the repeatable options, in command-line order (`--beacon` and `--altbeacon`
+    /// mixed keep their order).
+    private(set) var repeated: [(name: String, value: String)] = []
     /// The options the command declares: looking up any other name is a programming error (a
     /// misspelt flag would otherwise compile and silently read nothing), caught by every test that
     /// runs the command.
@@ -121,7 +124,9 @@ struct ParsedArguments {
                 pathLists[name, default: []].append(FilePath(value))
                 values[name, default: []].append(String(decoding: value, as: UTF8.self))
             } else {
-                values[name, default: []].append(try text(value, name))
+                let t = try text(value, name)
+                values[name, default: []].append(t)
+                if spec.repeatable { repeated.append((name, t)) }
             }
         }
     }
@@ -137,6 +142,11 @@ struct ParsedArguments {
     func allPaths(_ name: String) -> [FilePath] { checked(name); return pathLists[name] ?? [] }
     func value(_ name: String) -> String? { checked(name); return values[name]?.last }
     func all(_ name: String) -> [String] { checked(name); return values[name] ?? [] }
+    /// The values of `names` (repeatable options) in command-line order.
+    func all(of names: [String]) -> [(name: String, value: String)] {
+        names.forEach(checked)
+        return repeated.filter { names.contains($0.name) }
+    }
 
     /// Whether the command declares the option (settings tables are shared by commands that take
     /// only some of their flags).
@@ -201,6 +211,29 @@ enum Validate {
             throw CLIError(code, "\(field): \(Quote.user(text)) is not a UUID (accepted: \(ProximityUUID.acceptedForms))")
         }
         return u
+    }
+
+    /// Hex as people paste it (`Hex.decode`: separators between bytes, one `0x` prefix), `bytes` long.
+    static func hex(_ field: String, _ text: String, bytes: ClosedRange<Int>, code: ExitCode = .usage) throws(CLIError) -> [UInt8] {
+        let what = bytes.count == 1 ? "\(bytes.lowerBound) bytes as \(2 * bytes.lowerBound) hex digits" : "\(bytes.lowerBound)–\(bytes.upperBound) bytes as hex"
+        guard let b = Hex.decode(text) else { throw CLIError(code, "\(field): \(Quote.user(text)) is not hex (accepted: \(what))") }
+        guard bytes.contains(b.count) else { throw CLIError(code, "\(field): \(b.count) bytes (accepted: \(what))") }
+        return b
+    }
+
+    /// An Eddystone-URL: the scheme, the printable ASCII and the 17-byte limit checked by the encoder.
+    static func eddystoneURL(_ field: String, _ text: String, rangingData: Int8, code: ExitCode = .usage) throws(CLIError) -> Eddystone.URL {
+        do { return try Eddystone.URL(text, txPower: rangingData) } catch {
+            throw CLIError(code, "\(field): \(Quote.user(text)) \(error)")
+        }
+    }
+
+    /// Raw advertising data: hex, then AD structures of at most 31 bytes (`BeaconFrame.checkedData`).
+    static func advertisingData(_ field: String, _ text: String, code: ExitCode = .usage) throws(CLIError) -> BeaconFrame {
+        let bytes = try hex(field, text, bytes: 1...BeaconFrame.maximumDataLength, code: code)
+        do { return try BeaconFrame.checkedData(bytes) } catch {
+            throw CLIError(code, "\(field): \(error)")
+        }
     }
 
     static let identifierLength = 256

@@ -31,6 +31,9 @@ enum ScanExpect {
             guard !settings.beacons.isEmpty else {
                 throw .data("--expect \(path.display): the config lists no beacon (expected beacons come from its \"beacons\")")
             }
+            if let i = settings.beacons.firstIndex(where: { $0.iBeacon == nil }) {
+                throw .data("--expect \(path.display): beacons[\(i)] is \(settings.beacons[i].frame.kind.rawValue): scan --expect audits iBeacons only")
+            }
             s.configs.append((path, settings.beacons))
         }
         if let t = a.value("--window") { s.window = try Validate.number("--window", t, windowRange, unit: "s") }
@@ -41,8 +44,8 @@ enum ScanExpect {
     static func run(_ a: ParsedArguments, _ setup: ScanCommand.Setup, _ session: OpenedDevice, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         let expect = try parse(a)
         func seconds() -> Double { Double(ctx.monotonicMilliseconds()) / 1000 }
-        let expected = expect.configs.flatMap(\.beacons).map {
-            ExpectedBeacon(BeaconIdentity(uuid: $0.uuid, major: $0.major, minor: $0.minor), identifier: $0.identifier)
+        let expected = expect.configs.flatMap(\.beacons).compactMap { e in
+            e.iBeacon.map { ExpectedBeacon(BeaconIdentity(uuid: $0.uuid, major: $0.major, minor: $0.minor), identifier: e.identifier) }
         }
         var audit = BeaconAudit(expected: expected, window: expect.window, at: seconds())
         let report = Report(device: session.name, json: setup.json, metrics: expect.metrics, ctx: ctx)

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
-/// `beacon-tx start`: advertise one or many iBeacons, or print the plan with `--dry-run`.
+/// `beacon-tx start`: advertise one or many beacons (iBeacon, AltBeacon, Eddystone-UID/-URL, raw
+/// data), or print the plan with `--dry-run`.
 enum StartCommand: Subcommand {
     static let name = "start"
-    static let summary = "advertise iBeacons and keep them on air (or print the exact HCI commands with --dry-run)"
-    static let usage = "beacon-tx start (--uuid UUID --major N --minor N | --beacon UUID:MAJOR:MINOR[:POWER]... | --config FILE) [options]"
+    static let summary = "advertise iBeacons (or AltBeacon, Eddystone, raw data) and keep them on air (or print the exact HCI commands with --dry-run)"
+    static let usage = "beacon-tx start (--uuid UUID --major N --minor N | --beacon UUID:MAJOR:MINOR[:POWER]... | --altbeacon/--eddystone-uid/--eddystone-url/--data ... | --config FILE) [options]"
     /// The settings `start` takes as flags (the same table as the config keys).
     static let settings: [Setting] = Setting.topLevel
     /// The options that make the effective configuration: the beacons, the config file and the
@@ -16,7 +17,11 @@ enum StartCommand: Subcommand {
         .value("--minor", "N", "minor, 0–65535"),
         .value("--power", "dBm", "measured power (RSSI at 1 m), -127–20 (default -59)"),
         .value("--identifier", "NAME", "region identifier (shown in output, not advertised)"),
-        .value("--beacon", "UUID:MAJOR:MINOR[:POWER]", "one beacon of many (repeatable); replaces the config's beacons", repeatable: true),
+.value("--beacon", "UUID:MAJOR:MINOR[:POWER]", "one iBeacon of many (repeatable); replaces the config's beacons", repeatable: true),
+        .value("--altbeacon", "ID1:ID2:ID3[:RSSI]", "one AltBeacon (id1 a UUID, reference RSSI default -59; repeatable, mixes with --beacon)", repeatable: true),
+        .value("--eddystone-uid", "NS:INSTANCE[:RANGING]", "one Eddystone-UID (namespace and instance: 10 and 6 bytes as hex, ranging data at 0 m default -18; repeatable)", repeatable: true),
+        .value("--eddystone-url", "URL[:RANGING]", "one Eddystone-URL (at most 17 bytes encoded; a last :N, -100–20, is the ranging data; repeatable)", repeatable: true),
+        .value("--data", "HEX", "one beacon of raw advertising data, AD structures of 1–31 bytes, sent as given (repeatable)", repeatable: true),
         .path("--config", "FILE", "JSON config file (- reads stdin); flags override its values; SIGHUP re-reads it"),
     ] + settings.flatMap(\.options)
     static let options: [OptionSpec] = configurationOptions + [
@@ -33,6 +38,7 @@ enum StartCommand: Subcommand {
         "beacon-tx start --uuid E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 --major 1 --minor 2 --dry-run",
         "beacon-tx start --config Config/kiosk.json --dry-run --format hcitool",
         "beacon-tx start --beacon E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:1 --beacon E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:2 --dry-run",
+        "beacon-tx start --altbeacon 2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6:1:2 --eddystone-url https://example.com/ --dry-run",
         "beacon-tx start --config Config/kiosk.json --dry-run --format btsnoop --output plan.btsnoop && btmon -r plan.btsnoop",
         "beacon-tx start --config Config/kiosk.json --dry-run --format json | jq '.start[].name'",
         "beacon-tx start --config Config/kiosk.json --dry-run --check kiosk.golden.hex   # CI: exit 1 names the field that changed",
@@ -75,18 +81,21 @@ enum StartCommand: Subcommand {
         return s
     }
 
-    /// `--beacon` replaces the list; `--uuid/--major/--minor/--power/--identifier` make or change the one beacon.
+    /// The flags that each give one beacon of the list, in command-line order.
+    static let beaconListFlags = ["--beacon", "--altbeacon", "--eddystone-uid", "--eddystone-url", "--data"]
+
+    /// `--beacon` (and the other types' list flags) replace the list; `--uuid/--major/--minor/--power/--identifier` make or change the one beacon.
     static func applyBeaconFlags(_ a: ParsedArguments, to s: inout Settings) throws(CLIError) {
-        let list = a.all("--beacon")
+        let list = a.declares("--altbeacon") ? a.all(of: beaconListFlags) : a.all("--beacon").map { (name: "--beacon", value: $0) }
         if !list.isEmpty {
             for single in ["--uuid", "--major", "--minor", "--power", "--identifier"] where a.has(single) {
-                throw .usage("\(single) and --beacon exclude each other (give the power as --beacon UUID:MAJOR:MINOR:POWER)")
+                throw .usage("\(single) and \(list[0].name) exclude each other (give the power as --beacon UUID:MAJOR:MINOR:POWER)")
             }
             var entries: [BeaconEntry] = []
-            for text in list { entries.append(try beaconFlag(text)) }
+            for (flag, text) in list { entries.append(try beaconFlag(flag, text)) }
             if let (first, second) = ConfigFile.firstDuplicate(entries) {
-                throw .usage("--beacon \(list[second]) (the \(ordinal(second + 1))) repeats the \(ordinal(first + 1)) (\(ConfigFile.identity(entries[second]))): "
-                             + "each beacon needs its own uuid, major and minor")
+                throw .usage("\(list[second].name) \(list[second].value) (the \(ordinal(second + 1))) repeats the \(ordinal(first + 1)) (\(ConfigFile.identity(entries[second]))): "
+                             + "each beacon needs its own \(ConfigFile.identityKeys(entries[second].frame.kind))")
             }
             s.beacons = entries
             s.origin.flag("beacons")
@@ -102,10 +111,16 @@ enum StartCommand: Subcommand {
             throw .usage("--uuid/--major/--minor/--power/--identifier change the one beacon, but the config lists \(s.beacons.count); use --beacon to replace the list")
         }
         if anyBeaconFlag, var b = s.beacons.first {
-            b.uuid = uuid ?? b.uuid
-            b.major = major ?? b.major
-            b.minor = minor ?? b.minor
-            b.measuredPower = power ?? b.measuredPower
+            if case var .iBeacon(i) = b.frame {
+                i.uuid = uuid ?? i.uuid
+                i.major = major ?? i.major
+                i.minor = minor ?? i.minor
+                i.measuredPower = power ?? i.measuredPower
+                i.identifier = identifier ?? b.identifier
+                b.frame = .iBeacon(i)
+            } else if uuid != nil || major != nil || minor != nil || power != nil {
+                throw .usage("--uuid/--major/--minor/--power change an iBeacon, but the config's beacon is \(b.frame.kind.rawValue); use --beacon to replace it")
+            }
             b.identifier = identifier ?? b.identifier
             s.beacons = [b]
             s.origin.flag("beacons")
@@ -125,6 +140,44 @@ enum StartCommand: Subcommand {
     static func ordinal(_ n: Int) -> String {
         let suffix = (11...13).contains(n % 100) ? "th" : [1: "st", 2: "nd", 3: "rd"][n % 10] ?? "th"
         return "\(n)\(suffix)"
+    }
+
+    /// One beacon of a list flag: `--beacon`, `--altbeacon`, `--eddystone-uid`, `--eddystone-url`, `--data`.
+    static func beaconFlag(_ flag: String, _ text: String) throws(CLIError) -> BeaconEntry {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        switch flag {
+        case "--altbeacon":
+            guard parts.count == 3 || parts.count == 4 else { throw .usage("--altbeacon: \(Quote.user(text)) is not ID1:ID2:ID3 or ID1:ID2:ID3:RSSI") }
+            let rssi = parts.count == 4 ? Int8(try Validate.integer("--altbeacon RSSI", parts[3], Setting.measuredPowerRange)) : Settings.defaultMeasuredPower
+            return BeaconEntry(frame: .altBeacon(AltBeacon(id1: try Validate.uuid("--altbeacon ID1", parts[0]),
+                                                           id2: UInt16(try Validate.integer("--altbeacon ID2", parts[1], 0...65535)),
+                                                           id3: UInt16(try Validate.integer("--altbeacon ID3", parts[2], 0...65535)), referenceRSSI: rssi)))
+        case "--eddystone-uid":
+            guard parts.count == 2 || parts.count == 3 else {
+                throw .usage("--eddystone-uid: \(Quote.user(text)) is not NAMESPACE:INSTANCE or NAMESPACE:INSTANCE:RANGING")
+            }
+            let namespace = try Validate.hex("--eddystone-uid NAMESPACE", parts[0], bytes: Eddystone.UID.namespaceLength...Eddystone.UID.namespaceLength)
+            let instance = try Validate.hex("--eddystone-uid INSTANCE", parts[1], bytes: Eddystone.UID.instanceLength...Eddystone.UID.instanceLength)
+            let ranging = parts.count == 3 ? Int8(try Validate.integer("--eddystone-uid RANGING", parts[2], ConfigFile.rangingDataRange)) : ConfigFile.defaultRangingData
+            guard let uid = Eddystone.UID(namespace: namespace, instance: instance, txPower: ranging) else {
+                throw .usage("--eddystone-uid: NAMESPACE and INSTANCE must be 10 and 6 bytes")
+            }
+            return BeaconEntry(frame: .eddystone(.uid(uid)))
+        case "--eddystone-url":
+            var url = text, ranging = ConfigFile.defaultRangingData
+            if let colon = text.lastIndex(of: ":"), let n = Int(text[text.index(after: colon)...]), text[..<colon].contains("://") {
+                guard ConfigFile.rangingDataRange.contains(n) else {
+                    throw .usage("--eddystone-url RANGING: \(n) is out of range (accepted \(Validate.rangeText(ConfigFile.rangingDataRange)))")
+                }
+                url = String(text[..<colon])
+                ranging = Int8(n)
+            }
+            return BeaconEntry(frame: .eddystone(.url(try Validate.eddystoneURL("--eddystone-url", url, rangingData: ranging))))
+        case "--data":
+            return BeaconEntry(frame: try Validate.advertisingData("--data", text))
+        default:
+            return try beaconFlag(text)
+        }
     }
 
     /// `UUID:MAJOR:MINOR[:POWER]`.

@@ -107,7 +107,7 @@ enum StatusCommand: Subcommand {
             var lines = ["\(device): \(s.onAir ? "on air" : "nothing on air") since \(UTCTime.text(s.since)), pid \(s.pid)\(s.address.map { " (controller \($0))" } ?? ""): \(s.status)"]
             if s.onAir {
                 for b in s.beacons {
-                    lines.append("  " + (b.identifier.map { "\($0) " } ?? "") + "\(b.uuid) major \(b.major) minor \(b.minor) power \(b.measuredPower) dBm")
+                    lines.append("  " + b.summary)
                 }
             }
             if let r = s.lastRearm { lines.append("  last re-arm \(UTCTime.text(r.at)): \(r.reason)") }

@@ -19,9 +19,9 @@ enum VerifyReport {
             if let refusal = share.extendedRefusal { lines.append("note: \(refusalText(refusal))") }
         }
         for b in r.beacons {
-            let e = b.expected.beacon
+            let e = b.expected.frame
             lines.append("")
-            lines.append("beacon \(b.number): \(e.identifier.map { $0 + " " } ?? "")\(e.uuid) major \(e.major) minor \(e.minor) power \(e.measuredPower) dBm")
+            lines.append("beacon \(b.number): \(e.iBeacon?.identifier.map { $0 + " " } ?? "")\(e.summary)")
             if let f = b.found, let instance = b.instance {
                 lines.append("  found: \(f.uuid) major \(f.major) minor \(f.minor) power \(f.measuredPower) dBm, kernel advertising instance \(instance)"
                              + (b.placement.map { ", written by the kernel on the \($0.text) (\(b.family?.rawValue ?? "?") commands)" } ?? ""))
@@ -195,7 +195,7 @@ enum VerifyReport {
         let e = b.expected
         var handle: JSON = .null
         if case let .set(h)? = b.placement { handle = .number(Double(h)) }
-        let expected: [(String, JSON)] = e.beacon.jsonFields + [
+        let expected: [(String, JSON)] = e.frame.configJSONFields + [
             ("intervalUnits", .number(Double(e.options.interval.units))), ("connectable", .bool(e.options.connectable)),
             ("txPower", e.options.txPower.map { .number(Double($0)) } ?? .null),
         ]

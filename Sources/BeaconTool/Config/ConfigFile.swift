@@ -36,29 +36,81 @@ enum ConfigFile {
     }
     /// A beacon's own keys (before the overrides), as the reference and the schema describe them.
     struct BeaconField {
-        enum FieldType { case integer(ClosedRange<Int>), uuid, text(maximumLength: Int) }
+        enum FieldType { case integer(ClosedRange<Int>), uuid, text(maximumLength: Int), hex(bytes: ClosedRange<Int>), url, type }
         let key: String
         let type: FieldType
+        /// The beacon types that take the key; empty: every type.
+        let kinds: [BeaconFrame.Kind]
+        /// Required for those types.
         let required: Bool
         let defaultValue: JSON?
         let meaning: String
+
+        init(key: String, type: FieldType, kinds: [BeaconFrame.Kind] = [], required: Bool, defaultValue: JSON?, meaning: String) {
+            self.key = key
+            self.type = type
+            self.kinds = kinds
+            self.required = required
+            self.defaultValue = defaultValue
+            self.meaning = meaning
+        }
+
+        func takes(_ kind: BeaconFrame.Kind) -> Bool { kinds.isEmpty || kinds.contains(kind) }
     }
+
+    /// The types a config names in `type` (Eddystone-TLM, which needs a session's live counts, is not one yet).
+    static let configurableKinds: [BeaconFrame.Kind] = [.iBeacon, .altBeacon, .eddystoneUID, .eddystoneURL, .data]
+    /// Eddystone's ranging data when none is given: the power at 0 m, 41 dB above -59 dBm at 1 m
+    /// (the Eddystone specification's rule of thumb).
+    static let defaultRangingData: Int8 = -18
+    static let rangingDataRange = -100...20
 
     static let beaconFields: [BeaconField] = [
         BeaconField(key: "identifier", type: .text(maximumLength: Validate.identifierLength), required: false, defaultValue: nil,
                     meaning: "the region's identifier (CoreLocation's CLBeaconRegion identifier), printable text: shown in output, logs and metrics, never advertised; null: none"),
-        BeaconField(key: "uuid", type: .uuid, required: true, defaultValue: nil,
-                    meaning: "the proximity UUID: \(ProximityUUID.acceptedForms)"),
-        BeaconField(key: "major", type: .integer(0...65535), required: true, defaultValue: nil,
-                    meaning: "the major (e.g. a site), 0–65535"),
-        BeaconField(key: "minor", type: .integer(0...65535), required: true, defaultValue: nil,
-                    meaning: "the minor (e.g. a device or room), 0–65535"),
-        BeaconField(key: "measuredPower", type: .integer(Setting.measuredPowerRange), required: false,
+        BeaconField(key: "type", type: .type, required: false, defaultValue: .string(BeaconFrame.Kind.iBeacon.rawValue),
+                    meaning: "what the beacon advertises: " + configurableKinds.map(\.rawValue).joined(separator: ", ") + "; null: ibeacon"),
+        BeaconField(key: "uuid", type: .uuid, kinds: [.iBeacon], required: true, defaultValue: nil,
+                    meaning: "ibeacon: the proximity UUID: \(ProximityUUID.acceptedForms)"),
+        BeaconField(key: "major", type: .integer(0...65535), kinds: [.iBeacon], required: true, defaultValue: nil,
+                    meaning: "ibeacon: the major (e.g. a site), 0–65535"),
+        BeaconField(key: "minor", type: .integer(0...65535), kinds: [.iBeacon], required: true, defaultValue: nil,
+                    meaning: "ibeacon: the minor (e.g. a device or room), 0–65535"),
+        BeaconField(key: "measuredPower", type: .integer(Setting.measuredPowerRange), kinds: [.iBeacon], required: false,
                     defaultValue: .number(Double(Settings.defaultMeasuredPower)),
-                    meaning: "the RSSI a phone measures at 1 m, in dBm, -127–20 (calibrate per device with scan --calibrate); null: -59"),
+                    meaning: "ibeacon: the RSSI a phone measures at 1 m, in dBm, -127–20 (calibrate per device with scan --calibrate); null: -59"),
+        BeaconField(key: "id1", type: .uuid, kinds: [.altBeacon], required: true, defaultValue: nil,
+                    meaning: "altbeacon: the first identifier, 16 bytes in UUID form: \(ProximityUUID.acceptedForms)"),
+        BeaconField(key: "id2", type: .integer(0...65535), kinds: [.altBeacon], required: true, defaultValue: nil,
+                    meaning: "altbeacon: the second identifier, 0–65535"),
+        BeaconField(key: "id3", type: .integer(0...65535), kinds: [.altBeacon], required: true, defaultValue: nil,
+                    meaning: "altbeacon: the third identifier, 0–65535"),
+        BeaconField(key: "referenceRSSI", type: .integer(Setting.measuredPowerRange), kinds: [.altBeacon], required: false,
+                    defaultValue: .number(Double(Settings.defaultMeasuredPower)),
+                    meaning: "altbeacon: the average RSSI at 1 m, in dBm, -127–20; null: -59"),
+        BeaconField(key: "manufacturer", type: .integer(0...65535), kinds: [.altBeacon], required: false,
+                    defaultValue: .number(Double(AltBeacon.radiusNetworks)),
+                    meaning: "altbeacon: the beacon maker's company identifier, 0–65535; null: 280 (0x0118, Radius Networks)"),
+        BeaconField(key: "reserved", type: .integer(0...255), kinds: [.altBeacon], required: false, defaultValue: .number(0),
+                    meaning: "altbeacon: the manufacturer's reserved byte, 0–255; null: 0"),
+        BeaconField(key: "namespace", type: .hex(bytes: 10...10), kinds: [.eddystoneUID], required: true, defaultValue: nil,
+                    meaning: "eddystone-uid: the namespace, 10 bytes as 20 hex digits"),
+        BeaconField(key: "instance", type: .hex(bytes: 6...6), kinds: [.eddystoneUID], required: true, defaultValue: nil,
+                    meaning: "eddystone-uid: the instance, 6 bytes as 12 hex digits"),
+        BeaconField(key: "url", type: .url, kinds: [.eddystoneURL], required: true, defaultValue: nil,
+                    meaning: "eddystone-url: the URL, http:// or https:// (with or without www.), at most \(Eddystone.URL.maximumEncodedLength) bytes once encoded with the specification's expansion codes"),
+        BeaconField(key: "rangingData", type: .integer(rangingDataRange), kinds: [.eddystoneUID, .eddystoneURL], required: false,
+                    defaultValue: .number(Double(defaultRangingData)),
+                    meaning: "eddystone-uid, eddystone-url: the ranging data (Eddystone's Tx power), the RSSI at 0 m in dBm, -100–20; null: -18"),
+        BeaconField(key: "data", type: .hex(bytes: 1...BeaconFrame.maximumDataLength), kinds: [.data], required: true, defaultValue: nil,
+                    meaning: "data: the advertising data as hex, sent as it is: AD structures (length, type, data), 1–31 bytes"),
     ]
 
     static var beaconKeys: [String] { beaconFields.map(\.key) + beaconOverrides.map(\.setting.key) }
+    /// The keys a beacon of `kind` takes.
+    static func beaconKeys(_ kind: BeaconFrame.Kind) -> [String] {
+        beaconFields.filter { $0.takes(kind) }.map(\.key) + beaconOverrides.map(\.setting.key)
+    }
 
     /// Reads `path` and applies its values over `settings` (file over defaults).
     /// Returns the requested interval in ms when the file set one.
@@ -88,7 +140,7 @@ enum ConfigFile {
                 for (i, item) in items.enumerated() { entries.append(try beacon(item, prefix: "\(prefix): beacons[\(i)]")) }
                 if let (first, second) = firstDuplicate(entries) {
                     throw .data("\(prefix): beacons[\(second)]: the same beacon as beacons[\(first)] (\(identity(entries[second]))): "
-                                + "each beacon needs its own uuid, major and minor")
+                                + "each beacon needs its own \(identityKeys(entries[second].frame.kind))")
                 }
                 s.beacons = entries
                 s.origin.file("beacons")
@@ -107,30 +159,77 @@ enum ConfigFile {
 
     static func beacon(_ json: JSON, prefix: String) throws(CLIError) -> BeaconEntry {
         guard case let .object(pairs) = json else { throw .data("\(prefix): expected an object, found \(json.kind)") }
-        for (key, _) in pairs where !beaconKeys.contains(key) {
-            throw .data("\(prefix): \(unknownKey(key, beaconKeys))")
+        var kind = BeaconFrame.Kind.iBeacon
+        if let v = json["type"], v != .null {
+            kind = try Validate.choice("\(prefix).type", try string(v, "\(prefix).type"), configurableKinds.map { ($0.rawValue, $0) }, code: .dataError)
         }
-        func required(_ key: String) throws(CLIError) -> JSON {
-            guard let v = json[key], v != .null else { throw .data("\(prefix).\(key): missing (required)") }
-            return v
+        for (key, _) in pairs where !beaconKeys.contains(key) {
+            throw .data("\(prefix): \(unknownKey(key, beaconKeys(kind)))")
+        }
+        for (key, value) in pairs where value != .null {
+            if let f = beaconFields.first(where: { $0.key == key }), !f.takes(kind) {
+                throw .data("\(prefix).\(key): a key of \(f.kinds.map(\.rawValue).joined(separator: " and ")) beacons, not of this \(kind.rawValue) beacon"
+                            + " (type \(kind.rawValue) takes \(beaconFields.filter { $0.takes(kind) && !$0.kinds.isEmpty }.map(\.key).joined(separator: ", ")))")
+            }
         }
         var identifier: String?
         if let v = json["identifier"], v != .null {
             identifier = try Validate.identifier("\(prefix).identifier", try string(v, "\(prefix).identifier"), code: .dataError)
         }
-        let uuid = try Validate.uuid("\(prefix).uuid", try string(try required("uuid"), "\(prefix).uuid"), code: .dataError)
-        let major = try Validate.integer("\(prefix).major", try number(try required("major"), "\(prefix).major"), 0...65535)
-        let minor = try Validate.integer("\(prefix).minor", try number(try required("minor"), "\(prefix).minor"), 0...65535)
-        var power = Int(Settings.defaultMeasuredPower)
-        if let v = json["measuredPower"], v != .null {
-            power = try Validate.integer("\(prefix).measuredPower", try number(v, "\(prefix).measuredPower"), Setting.measuredPowerRange)
+        let fields = BeaconFields(json: json, prefix: prefix)
+        let frame: BeaconFrame
+        switch kind {
+        case .iBeacon:
+            frame = .iBeacon(IBeacon(uuid: try fields.uuid("uuid"), major: UInt16(try fields.integer("major", 0...65535)),
+                                     minor: UInt16(try fields.integer("minor", 0...65535)),
+                                     measuredPower: Int8(try fields.integer("measuredPower", Setting.measuredPowerRange, default: Int(Settings.defaultMeasuredPower))),
+                                     identifier: identifier))
+        case .altBeacon:
+            frame = .altBeacon(AltBeacon(id1: try fields.uuid("id1"), id2: UInt16(try fields.integer("id2", 0...65535)),
+                                         id3: UInt16(try fields.integer("id3", 0...65535)),
+                                         referenceRSSI: Int8(try fields.integer("referenceRSSI", Setting.measuredPowerRange, default: Int(Settings.defaultMeasuredPower))),
+                                         manufacturer: UInt16(try fields.integer("manufacturer", 0...65535, default: Int(AltBeacon.radiusNetworks))),
+                                         reserved: UInt8(try fields.integer("reserved", 0...255, default: 0))))
+        case .eddystoneUID:
+            let namespace = try fields.hex("namespace", bytes: Eddystone.UID.namespaceLength)
+            let instance = try fields.hex("instance", bytes: Eddystone.UID.instanceLength)
+            let ranging = Int8(try fields.integer("rangingData", rangingDataRange, default: Int(defaultRangingData)))
+            guard let uid = Eddystone.UID(namespace: namespace, instance: instance, txPower: ranging) else {
+                throw .data("\(prefix): namespace and instance must be \(Eddystone.UID.namespaceLength) and \(Eddystone.UID.instanceLength) bytes")
+            }
+            frame = .eddystone(.uid(uid))
+        case .eddystoneURL:
+            let ranging = Int8(try fields.integer("rangingData", rangingDataRange, default: Int(defaultRangingData)))
+            frame = .eddystone(.url(try Validate.eddystoneURL("\(prefix).url", try fields.text("url"), rangingData: ranging, code: .dataError)))
+        case .data, .eddystoneTLM:
+            frame = try Validate.advertisingData("\(prefix).data", try fields.text("data"), code: .dataError)
         }
-        var entry = BeaconEntry(identifier: identifier, uuid: uuid, major: UInt16(major), minor: UInt16(minor), measuredPower: Int8(power))
+        var entry = BeaconEntry(identifier: identifier, frame: frame)
         for o in beaconOverrides {
             guard let v = json[o.setting.key] else { continue }
             o.apply(&entry, try o.setting.value(json: v, field: "\(prefix).\(o.setting.key)"))
         }
         return entry
+    }
+
+    /// A beacon object's typed fields, each error naming `prefix.key`.
+    struct BeaconFields {
+        let json: JSON
+        let prefix: String
+
+        func required(_ key: String) throws(CLIError) -> JSON {
+            guard let v = json[key], v != .null else { throw .data("\(prefix).\(key): missing (required)") }
+            return v
+        }
+        func text(_ key: String) throws(CLIError) -> String { try ConfigFile.string(try required(key), "\(prefix).\(key)") }
+        func uuid(_ key: String) throws(CLIError) -> ProximityUUID { try Validate.uuid("\(prefix).\(key)", try text(key), code: .dataError) }
+        func integer(_ key: String, _ range: ClosedRange<Int>, default d: Int? = nil) throws(CLIError) -> Int {
+            if let d, json[key] == nil || json[key] == .null { return d }
+            return try Validate.integer("\(prefix).\(key)", try ConfigFile.number(try required(key), "\(prefix).\(key)"), range)
+        }
+        func hex(_ key: String, bytes: Int) throws(CLIError) -> [UInt8] {
+            try Validate.hex("\(prefix).\(key)", try text(key), bytes: bytes...bytes, code: .dataError)
+        }
     }
 
     /// `unknown key "measuredpwr" (accepted: …; did you mean measuredPower?)`; at the top level, a
@@ -143,24 +242,34 @@ enum ConfigFile {
 
     /// The first beacon that repeats an earlier one's uuid, major and minor: (earlier, later) indexes.
     static func firstDuplicate(_ entries: [BeaconEntry]) -> (Int, Int)? {
-        struct Identity: Hashable { let uuid: ProximityUUID, major: UInt16, minor: UInt16 }
-        var seen: [Identity: Int] = [:]
+        var seen: [[UInt8]: Int] = [:]
         for (i, e) in entries.enumerated() {
-            let id = Identity(uuid: e.uuid, major: e.major, minor: e.minor)
+            let id = e.frame.identity
             if let first = seen[id] { return (first, i) }
             seen[id] = i
         }
         return nil
     }
 
-    static func identity(_ e: BeaconEntry) -> String { "\(e.uuid) major \(e.major) minor \(e.minor)" }
+    static func identity(_ e: BeaconEntry) -> String { e.frame.identityText }
 
-    private static func string(_ v: JSON, _ field: String) throws(CLIError) -> String {
+    /// What makes a beacon of `kind` another beacon, for the duplicate message.
+    static func identityKeys(_ kind: BeaconFrame.Kind) -> String {
+        switch kind {
+        case .iBeacon: return "uuid, major and minor"
+        case .altBeacon: return "id1, id2 and id3"
+        case .eddystoneUID: return "namespace and instance"
+        case .eddystoneURL: return "url"
+        case .data, .eddystoneTLM: return "data"
+        }
+    }
+
+    static func string(_ v: JSON, _ field: String) throws(CLIError) -> String {
         guard case let .string(s) = v else { throw .data("\(field): expected a string, found \(v.kind)") }
         return s
     }
 
-    private static func number(_ v: JSON, _ field: String) throws(CLIError) -> Double {
+    static func number(_ v: JSON, _ field: String) throws(CLIError) -> Double {
         guard case let .number(n) = v else { throw .data("\(field): expected a number, found \(v.kind)") }
         return n
     }

@@ -172,7 +172,7 @@ enum ConfigReference {
 
     static let sampleErrors = [
         "beacon-tx start: config kiosk.json: line 3, column 15: invalid number '007': no leading zeros",
-        "beacon-tx start: config kiosk.json: beacons[0]: unknown key \"measured_power\" (accepted: identifier, uuid, major, minor, "
+        "beacon-tx start: config kiosk.json: beacons[0]: unknown key \"measured_power\" (accepted: identifier, type, uuid, major, minor, "
             + "measuredPower, interval, connectable, txPower; did you mean measuredPower?)",
         "beacon-tx start: config kiosk.json: beacons[2]: the same beacon as beacons[0] (E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 "
             + "major 1 minor 1): each beacon needs its own uuid, major and minor",
@@ -197,10 +197,11 @@ enum ConfigReference {
         let type: String
         switch f.type {
         case .integer: type = f.required ? "integer" : "integer or null"
-        case .uuid: type = "string"
-        case .text: type = "string or null"
+        case .uuid, .hex, .url: type = "string"
+        case .text, .type: type = "string or null"
         }
-        return [".TP", keyTag(f.key, type + (f.required ? ", required" : "")), ManPage.roff(f.meaning) + "."]
+        let required = f.required ? (f.kinds.isEmpty ? ", required" : ", required for " + f.kinds.map(\.rawValue).joined(separator: " and ")) : ""
+        return [".TP", keyTag(f.key, type + required), ManPage.roff(f.meaning) + "."]
     }
 
     /// `integer or null`, `string`: what JSON the key takes (every setting also takes null).

@@ -37,7 +37,7 @@ enum ConfigSchema {
                 ("type", .string("object")),
                 ("properties", .object(ConfigFile.beaconFields.map { ($0.key, fieldSchema($0)) }
                     + ConfigFile.beaconOverrides.map { ($0.setting.key, schema($0.setting, override: true)) })),
-                ("required", .array(ConfigFile.beaconFields.filter(\.required).map { .string($0.key) })),
+                ("allOf", .array(ConfigFile.configurableKinds.map(kindRequirements))),
                 ("additionalProperties", .bool(false)),
             ])),
         ])
@@ -66,6 +66,22 @@ enum ConfigSchema {
         return .object(pairs)
     }
 
+    /// A beacon of `kind` (`type` absent or null is an iBeacon) has that type's required keys and
+    /// none of another type's.
+    static func kindRequirements(_ kind: BeaconFrame.Kind) -> JSON {
+        let typeIs: JSON = kind == .iBeacon
+            ? .object([("properties", .object([("type", .object([("enum", .array([.string(kind.rawValue), .null]))]))]))])
+            : .object([("required", .array([.string("type")])), ("properties", .object([("type", .object([("const", .string(kind.rawValue))]))]))])
+        let foreign = ConfigFile.beaconFields.filter { !$0.takes(kind) }.map { JSON.string($0.key) }
+        return .object([
+            ("if", typeIs),
+            ("then", .object([
+                ("required", .array(ConfigFile.beaconFields.filter { $0.required && $0.takes(kind) }.map { .string($0.key) })),
+                ("not", .object([("anyOf", .array(foreign.map { .object([("required", .array([$0]))]) }))])),
+            ])),
+        ])
+    }
+
     static func fieldSchema(_ f: ConfigFile.BeaconField) -> JSON {
         var pairs: [(String, JSON)] = [("description", .string(f.meaning))]
         switch f.type {
@@ -76,10 +92,20 @@ enum ConfigSchema {
             pairs += [("type", .string("string")), ("pattern", .string(uuidPattern))]
         case let .text(maximum):
             pairs += [("type", types("string")), ("maxLength", .number(Double(maximum)))]
+        case .hex:
+            pairs += [("type", .string("string")), ("pattern", .string(hexPattern))]
+        case .url:
+            pairs += [("type", .string("string")), ("pattern", .string("^https?://"))]
+        case .type:
+            pairs.append(("enum", .array(ConfigFile.configurableKinds.map { .string($0.rawValue) } + [.null])))
         }
         if let d = f.defaultValue { pairs.append(("default", d)) }
         return .object(pairs)
     }
+
+    /// Hex digits, separators between bytes (spaces, colons, dashes), one `0x` prefix: the reader
+    /// checks the byte count.
+    static let hexPattern = "^(0[xX])?[0-9A-Fa-f]{2}([ :-]?[0-9A-Fa-f]{2})*$"
 
     static func types(_ type: String) -> JSON { .array([.string(type), .string("null")]) }
 

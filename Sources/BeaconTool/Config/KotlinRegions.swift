@@ -28,7 +28,8 @@ enum KotlinRegions {
             "fun beaconTxRegions(): List<Region> {",
             "    val regions = mutableListOf<Region>()",
         ]
-        for (i, b) in beacons.enumerated() {
+        for (i, entry) in beacons.enumerated() {
+            guard let b = entry.iBeacon else { lines += ["", SwiftRegions.skipped(entry, i)]; continue }
             let name = b.identifier ?? SwiftRegions.defaultIdentifier(i)
             lines += [
                 "",

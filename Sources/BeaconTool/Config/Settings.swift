@@ -1,43 +1,60 @@
 // SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
-/// One beacon as configured: the region, CoreLocation's identifier, and per-beacon overrides of the
-/// top-level interval, connectability and tx power (nil = the top-level value).
+/// One beacon as configured: what it advertises (its type's frame), CoreLocation's identifier, and
+/// per-beacon overrides of the top-level interval, connectability and tx power (nil = the top-level value).
 struct BeaconEntry: Equatable, Sendable {
     var identifier: String?
-    var uuid: ProximityUUID
-    var major: UInt16
-    var minor: UInt16
-    var measuredPower: Int8
+    var frame: BeaconFrame
     var interval: AdvertisingInterval?
     var connectable: Bool?
     var txPower: Int8?
 
-    init(identifier: String? = nil, uuid: ProximityUUID, major: UInt16, minor: UInt16, measuredPower: Int8 = Settings.defaultMeasuredPower,
-         interval: AdvertisingInterval? = nil, connectable: Bool? = nil, txPower: Int8? = nil) {
+    init(identifier: String? = nil, frame: BeaconFrame, interval: AdvertisingInterval? = nil, connectable: Bool? = nil, txPower: Int8? = nil) {
         self.identifier = identifier
-        self.uuid = uuid
-        self.major = major
-        self.minor = minor
-        self.measuredPower = measuredPower
+        self.frame = frame
         self.interval = interval
         self.connectable = connectable
         self.txPower = txPower
     }
 
-    var beacon: IBeacon { IBeacon(uuid: uuid, major: major, minor: minor, measuredPower: measuredPower, identifier: identifier) }
-
-    /// `E2C56DB5-… major 1 minor 2 power -59 dBm`, with the identifier first when there is one.
-    var summary: String {
-        (identifier.map { $0 + " " } ?? "") + "\(uuid) major \(major) minor \(minor) power \(measuredPower) dBm"
+    /// An iBeacon.
+    init(identifier: String? = nil, uuid: ProximityUUID, major: UInt16, minor: UInt16, measuredPower: Int8 = Settings.defaultMeasuredPower,
+         interval: AdvertisingInterval? = nil, connectable: Bool? = nil, txPower: Int8? = nil) {
+        self.init(identifier: identifier, frame: .iBeacon(IBeacon(uuid: uuid, major: major, minor: minor, measuredPower: measuredPower, identifier: identifier)),
+                  interval: interval, connectable: connectable, txPower: txPower)
     }
+
+    /// The iBeacon, nil for another type.
+    var iBeacon: IBeacon? { frame.iBeacon }
+
+    /// `E2C56DB5-… major 1 minor 2 power -59 dBm` (or another type's identity and power), with the
+    /// identifier first when there is one.
+    var summary: String { (identifier.map { $0 + " " } ?? "") + frame.summary }
 
     var json: JSON {
         var pairs: [(String, JSON)] = []
         if let identifier { pairs.append(("identifier", .string(identifier))) }
-        pairs += beacon.jsonFields
+        pairs += frame.configJSONFields
         for o in ConfigFile.beaconOverrides { if let value = o.json(self) { pairs.append((o.setting.key, value)) } }
         return .object(pairs)
+    }
+}
+
+extension BeaconFrame {
+    /// The beacon's own keys as a config file writes them: an iBeacon's `uuid`, `major`, `minor`
+    /// and `measuredPower` (no `type`: the default); another type's `type` first, then its keys.
+    var configJSONFields: [(String, JSON)] {
+        switch self {
+        case let .iBeacon(b): return b.jsonFields
+        case let .altBeacon(b): return [("type", .string(kind.rawValue))] + b.jsonFields
+        case let .eddystone(.uid(f)):
+            return [("type", .string(kind.rawValue)), ("namespace", .string(Hex.encode(f.namespace))), ("instance", .string(Hex.encode(f.instance))),
+                    ("rangingData", .number(Double(f.txPower)))]
+        case let .eddystone(.url(f)): return [("type", .string(kind.rawValue)), ("url", .string(f.url)), ("rangingData", .number(Double(f.txPower)))]
+        case let .eddystone(.tlm(f)): return [("type", .string(kind.rawValue))] + Eddystone.Frame.tlm(f).jsonFields
+        case let .data(d): return [("type", .string(kind.rawValue)), ("data", .string(Hex.encode(d)))]
+        }
     }
 }
 
@@ -88,7 +105,7 @@ struct Settings: Equatable, Sendable {
 
     /// Beacon `entry` with the top-level values where it has no override.
     func advertisement(_ entry: BeaconEntry) -> BeaconAdvertisement {
-        BeaconAdvertisement(beacon: entry.beacon, options: AdvertisingOptions(
+        BeaconAdvertisement(frame: entry.frame, options: AdvertisingOptions(
             interval: entry.interval ?? interval, connectable: entry.connectable ?? connectable, txPower: entry.txPower ?? txPower))
     }
 

@@ -8,6 +8,11 @@ enum SwiftRegions {
     /// The identifier of the beacon at `index` (0-based) without one in the config.
     static func defaultIdentifier(_ index: Int) -> String { "beacon-\(index + 1)" }
 
+    /// The comment for a beacon CoreLocation cannot see (CLBeaconRegion is iBeacon only).
+    static func skipped(_ entry: BeaconEntry, _ index: Int) -> String {
+        "    // skipped: \(comment(entry.identifier ?? defaultIdentifier(index))) is \(entry.frame.kind.rawValue) (\(comment(entry.frame.identityText))), not an iBeacon"
+    }
+
     static func source(_ beacons: [BeaconEntry]) -> String {
         var lines = [
             "// The iBeacon regions of beacon-tx's effective config (beacon-tx dump-config --format swift).",
@@ -18,8 +23,9 @@ enum SwiftRegions {
             "func beaconTxRegions() -> [CLBeaconRegion] {",
             "    var regions: [CLBeaconRegion] = []",
         ]
-        for (i, b) in beacons.enumerated() {
+        for (i, entry) in beacons.enumerated() {
             let n = i + 1
+            guard let b = entry.iBeacon else { lines += ["", skipped(entry, i)]; continue }
             let identifier = literal(b.identifier ?? defaultIdentifier(i))
             let uuid = "UUID(uuidString: \"\(b.uuid)\")!"
             lines += [

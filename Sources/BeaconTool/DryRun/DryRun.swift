@@ -36,16 +36,22 @@ enum DryRun {
         static var names: [String] { allCases.map(\.rawValue) }
     }
 
+    /// A beacon as the dry runs name it: an iBeacon's region and measured power, another type's
+    /// identity and calibrated power.
+    static func describe(_ frame: BeaconFrame) -> String {
+        guard case let .iBeacon(b) = frame else { return frame.summary }
+        return "\(b.uuid) major \(b.major) minor \(b.minor) measured power \(b.measuredPower) dBm"
+    }
+
     /// The text formats' first lines, raw HCI and shared alike: a line per beacon (its identity, then
     /// `detail`: its overrides and the like) and its advertising data.
     static func header(_ s: Settings, detail: (Int, BeaconEntry) -> String) -> [String] {
         var lines = ["beacon-tx dry run: nothing is sent"]
         for (i, entry) in s.beacons.enumerated() {
-            let b = entry.beacon
+            let data = entry.frame.advertisingData
             let label = s.beacons.count == 1 ? "beacon:   " : "beacon \(i + 1): "
-            lines.append(label + "\(entry.identifier.map { $0 + " " } ?? "")\(b.uuid) major \(b.major) minor \(b.minor) measured power \(b.measuredPower) dBm"
-                         + detail(i, entry))
-            lines.append((s.beacons.count == 1 ? "data:     " : "  data:   ") + "\(Hex.encode(b.advertisingData)) (\(b.advertisingData.count) bytes)")
+            lines.append(label + "\(entry.identifier.map { $0 + " " } ?? "")\(describe(entry.frame))" + detail(i, entry))
+            lines.append((s.beacons.count == 1 ? "data:     " : "  data:   ") + "\(Hex.encode(data)) (\(data.count) bytes)")
         }
         return lines
     }
@@ -148,7 +154,7 @@ enum DryRun {
             }
         }
         let sharedAddress = rotating || !c.addressPerSet
-        let identities = Set(c.beacons.map { [UInt8]($0.beacon.advertisingData) }).count
+        let identities = Set(c.beacons.map(\.frame.advertisingData)).count
         if sharedAddress, identities >= homeAssistantMaximumIdentities {
             out.append("\(identities) identities on one address: Home Assistant's iBeacon integration ignores an address with \(homeAssistantMaximumIdentities) or more (MAX_IDS)"
                        + (plan.family == .extended && !rotating ? "; --random-address-per-set gives each set its own address" : "; on an extended controller, --controller extended --random-address-per-set gives each beacon its own address"))
@@ -170,9 +176,9 @@ enum DryRun {
     /// advertised, its advertising data and options.
     static func beaconsJSON(_ entries: [BeaconEntry], _ advertised: [BeaconAdvertisement]) -> JSON {
         .array(zip(entries, advertised).map { entry, advertised in
-            let b = advertised.beacon, o = advertised.options
-            return .object([("identifier", entry.identifier.map(JSON.string) ?? .null)] + b.jsonFields + [
-                ("advertisingData", .string(Hex.encode(b.advertisingData))),
+            let f = advertised.frame, o = advertised.options
+            return .object([("identifier", entry.identifier.map(JSON.string) ?? .null)] + f.configJSONFields + [
+                ("advertisingData", .string(Hex.encode(f.advertisingData))),
                 ("intervalMilliseconds", .number(o.interval.milliseconds)), ("connectable", .bool(o.connectable)),
                 ("txPower", o.txPower.map { .number(Double($0)) } ?? .null),
             ])
@@ -219,8 +225,7 @@ enum DryRun {
     static func hcitool(_ s: Settings, _ plan: KioskPlan, device: String) -> String {
         var lines: [String] = []
         for entry in s.beacons {
-            let b = entry.beacon
-            lines.append("# beacon-tx dry run: \(b.uuid) major \(b.major) minor \(b.minor) measured power \(b.measuredPower) dBm, \(plan.family) commands")
+            lines.append("# beacon-tx dry run: \(describe(entry.frame)), \(plan.family) commands")
         }
         lines.append("# start:")
         lines += plan.start.map { hcitoolLine($0.command, device: device) }

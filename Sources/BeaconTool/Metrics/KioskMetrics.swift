@@ -84,7 +84,20 @@ struct KioskMetrics: Equatable {
     /// The part whose change is a "change" (counters and times follow it).
     var onAirShape: [String] {
         ["\(running)", "\(onAir)", family?.rawValue ?? "", sets.map(String.init).joined(separator: ","), "\(rotation)"]
-            + beacons.map { "\($0.identifier ?? "")|\($0.uuid)|\($0.major)|\($0.minor)" } + beaconOnAir.map { "\($0)" }
+            + beacons.map { b in Self.beaconLabels(b).map(\.1).joined(separator: "|") } + beaconOnAir.map { "\($0)" }
+    }
+
+    /// A beacon's labels: an iBeacon's `identifier`, `uuid`, `major` and `minor`; another type's
+    /// `identifier`, `type` and `id` (its identity: `id1 … id2 1 id3 2`, `namespace … instance …`,
+    /// the URL, the data's hex).
+    static func beaconLabels(_ b: BeaconEntry) -> [(String, String)] {
+        let identifier = ("identifier", b.identifier ?? "")
+        guard case let .iBeacon(i) = b.frame else {
+            let kind = b.frame.kind.rawValue, text = b.frame.identityText
+            let id = text.hasPrefix(kind + " ") ? String(text.dropFirst(kind.count + 1)) : text
+            return [identifier, ("type", kind), ("id", id)]
+        }
+        return [identifier, ("uuid", i.uuid.description), ("major", String(i.major)), ("minor", String(i.minor))]
     }
 
     var families: [PrometheusFamily] {
@@ -106,8 +119,7 @@ struct KioskMetrics: Equatable {
             .init("beacon_tx_beacon_on_air", .gauge,
                   "1 when this beacon is on air now, by the session's own account: in a rotation only the beacon whose turn it is; 0 while its set is taken by another program or failed.",
                   beacons.indices.map { i in
-                      let b = beacons[i]
-                      return .init(d + [("identifier", b.identifier ?? ""), ("uuid", b.uuid.description), ("major", String(b.major)), ("minor", String(b.minor))],
+                      .init(d + Self.beaconLabels(beacons[i]),
                                    running && beaconOnAir.indices.contains(i) && beaconOnAir[i] ? 1 : 0)
                   }),
             .init("beacon_tx_rearms_total", .counter, "Re-arms: the session put its beacons back on air after another program or the kernel took them off, by reason.",

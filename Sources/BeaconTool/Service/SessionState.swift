@@ -94,7 +94,14 @@ struct SessionState: Equatable {
         rotation = try bool("rotation")
         guard case let .array(beaconValues) = try field("beacons") else { throw StateFileError("field 'beacons' must be a list") }
         var beacons: [BeaconEntry] = []
-        for v in beaconValues {
+        for (i, v) in beaconValues.enumerated() {
+            if let type = v["type"], type != .null {
+                // Another type than iBeacon: written as a config file's beacon, read the same way.
+                do { beacons.append(try ConfigFile.beacon(v, prefix: "beacons[\(i)]")) } catch {
+                    throw StateFileError("field 'beacons' holds an entry that is no beacon: \(error.message)")
+                }
+                continue
+            }
             guard case .object = v, case let .string(u)? = v["uuid"], let uuid = ProximityUUID(u) else {
                 throw StateFileError("field 'beacons' holds an entry without a valid 'uuid'")
             }
