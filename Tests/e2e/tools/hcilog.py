@@ -24,6 +24,7 @@ opcode in the flags field) and plain H4 captures (datalink 1002, one controller,
 hci0). A partial last record (capture still being written) is ignored.
 """
 import ctypes
+import errno
 import os
 import socket
 import struct
@@ -35,9 +36,21 @@ HCI_DEV_NONE, HCI_CHANNEL_LOGGING = 0xFFFF, 4
 MARK_IDENT = b"e2e"
 
 
+def read_snoop(path):
+    # The capture is on the guest's 9p share while btmon writes it: once (kernel 7.3, a loaded
+    # host) a read failed with ENODATA. Such a read is retried; a file that stays unreadable fails.
+    for attempt in range(5):
+        try:
+            with open(path, "rb") as f:
+                return f.read()
+        except OSError as e:
+            if e.errno not in (errno.ENODATA, errno.EIO, errno.EAGAIN) or attempt == 4:
+                raise
+            time.sleep(0.2)
+
+
 def records(path):
-    with open(path, "rb") as f:
-        data = f.read()
+    data = read_snoop(path)
     if len(data) < 16 or data[:8] != b"btsnoop\0":
         raise SystemExit(f"hcilog: {path}: not a btsnoop file")
     _version, datalink = struct.unpack_from(">II", data, 8)
