@@ -137,10 +137,26 @@ import Testing
         #expect(KioskMetrics.beaconLabels(s.beacons[4]).map { "\($0.0)=\($0.1)" } == ["identifier=", "type=data", "id=0201060303aafe"])
     }
 
+    /// verify finds each type's data command in a capture (here the dry run's own btsnoop) and
+    /// names the field that differs from the config.
+    @Test func verifyChecksEachTypeFieldByField() throws {
+        let config = kioskFile(Self.config)
+        let capture = temporaryDirectory() + "/types.snoop"
+        #expect(tool(["start", "--dry-run", "--config", config, "--controller", "legacy", "--format", "btsnoop", "--output", capture]).code == 0)
+        let ok = tool(["verify", capture, "--config", config])
+        #expect(ok.code == 0 && ok.out.contains("PASS: 5 beacon(s) configured as expected"), "\(ok.out)")
+        #expect(ok.out.contains("  found: eddystone-uid namespace 8b0ca750e7a74e14bd99 instance 000000000001 ranging data -20 dBm, legacy commands"))
+        let json = tool(["verify", capture, "--config", config, "--json"])
+        #expect(json.out.contains(#""type": "eddystone-url""#) && json.out.contains(#""url": "https://example.com/""#))
+        let wrong = Self.config.replacingOccurrences(of: #""id2": 1"#, with: #""id2": 3"#).replacingOccurrences(of: "https://example.com/", with: "https://example.org/")
+        let bad = tool(["verify", capture, "--config", kioskFile(wrong)])
+        #expect(bad.code == 1)
+        #expect(bad.out.contains("  FAIL: LE Set Advertising Data: altbeacon id2 3 ≠ 1 (config ≠ capture)"), "\(bad.out)")
+        #expect(bad.out.contains("  FAIL: LE Set Advertising Data: eddystone-url url https://example.org/ ≠ https://example.com/ (config ≠ capture)"), "\(bad.out)")
+    }
+
     @Test func whatReadsOnlyIBeaconsSaysSo() {
         let path = kioskFile(Self.config)
-        let verify = tool(["verify", "/nonexistent.snoop", "--config", path])
-        #expect(verify.code == 65 && verify.err == "beacon-tx verify: beacon 2 is altbeacon (altbeacon id1 \(Self.altID1) id2 1 id3 2): verify checks iBeacon captures only so far\n")
         let swift = tool(["dump-config", "--config", path, "--format", "swift"])
         #expect(swift.code == 0 && swift.out.contains("    // skipped: android is altbeacon (altbeacon id1 \(Self.altID1) id2 1 id3 2), not an iBeacon"))
         #expect(swift.out.components(separatedBy: "CLBeaconIdentityConstraint(uuid:").count == 2)

@@ -127,3 +127,52 @@ public enum BeaconFrame: Hashable, Sendable {
         }
     }
 }
+
+extension BeaconFrame {
+    /// The beacon that advertising data carries: an iBeacon, an AltBeacon or an Eddystone frame, in
+    /// that order; nil for other data (a `.data` beacon is matched by its bytes).
+    public init?(parsing data: [UInt8]) {
+        if let b = IBeacon(advertisingData: data) {
+            self = .iBeacon(b)
+        } else if let b = AltBeacon(advertisingData: data) {
+            self = .altBeacon(b)
+        } else if let f = Eddystone.Frame(advertisingData: data) {
+            self = .eddystone(f)
+        } else {
+            return nil
+        }
+    }
+
+    /// Each field as text, by the name a difference is reported with (`iBeacon minor`,
+    /// `altbeacon id2`, `eddystone-url url`).
+    public var fields: [(name: String, value: String)] {
+        switch self {
+        case let .iBeacon(b):
+            return [("iBeacon uuid", b.uuid.description), ("iBeacon major", "\(b.major)"), ("iBeacon minor", "\(b.minor)"),
+                    ("iBeacon measured power", "\(b.measuredPower)")]
+        case let .altBeacon(b):
+            return [("altbeacon id1", b.id1.description), ("altbeacon id2", "\(b.id2)"), ("altbeacon id3", "\(b.id3)"),
+                    ("altbeacon reference RSSI", "\(b.referenceRSSI)"), ("altbeacon manufacturer", "\(b.manufacturer)"),
+                    ("altbeacon reserved", "\(b.reserved)")]
+        case let .eddystone(.uid(f)):
+            return [("eddystone-uid namespace", Hex.encode(f.namespace)), ("eddystone-uid instance", Hex.encode(f.instance)),
+                    ("eddystone-uid ranging data", "\(f.txPower)")]
+        case let .eddystone(.url(f)):
+            return [("eddystone-url url", f.url), ("eddystone-url ranging data", "\(f.txPower)")]
+        case let .eddystone(.tlm(f)):
+            return [("eddystone-tlm frame", Hex.encode(f.frame))]
+        case let .data(d):
+            return [("advertising data", Hex.encode(d))]
+        }
+    }
+
+    /// The fields in which `actual` differs from `self`: field by field within one type, the type
+    /// itself (and the bytes) across types.
+    public func differences(_ command: String, actual: BeaconFrame) -> [FieldDifference] {
+        guard actual.kind == kind else {
+            return [FieldDifference(command: command, field: "beacon type", expected: kind.rawValue, actual: actual.kind.rawValue)]
+        }
+        return zip(fields, actual.fields).filter { $0.0.value != $0.1.value }
+            .map { FieldDifference(command: command, field: $0.0.name, expected: $0.0.value, actual: $0.1.value) }
+    }
+}

@@ -19,9 +19,7 @@ extension CaptureVerifier.Run {
         r.family = found.placement == .legacy ? .legacy : .extended
         r.configuredSeconds = Double(firstData.time) / 1_000_000
         let name = dataCommand.command.opcode.name ?? "data"
-        if let want = b.frame.iBeacon {
-            r.failures += CommandDiff.iBeaconDifferences(name, expected: want, actual: found.beacon).map(VerifyFailure.configDiffers)
-        }
+        r.failures += b.frame.differences(name, actual: found.beacon).map(VerifyFailure.configDiffers)
         if let want = expected.family, want != r.family {
             r.failures.append(.familyDiffers(expected: want, actual: r.family))
         }

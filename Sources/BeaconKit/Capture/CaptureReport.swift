@@ -72,7 +72,7 @@ public struct CaptureReport: Hashable, Sendable {
         public var number: Int
         public var expected: BeaconAdvertisement
         /// The iBeacon of the data command that matched best; nil when there was none.
-        public var found: IBeacon?
+        public var found: BeaconFrame?
         public var placement: CaptureVerifier.Placement?
         /// Several beacons share the placement (data swapped on one instance).
         public var rotation = false

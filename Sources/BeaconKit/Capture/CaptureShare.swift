@@ -85,9 +85,9 @@ extension CaptureVerifier.Run {
     /// The report of a share-mode capture: one beacon report per configured beacon.
     func shareReport(_ sent: [MGMTSent], ourSocketOpenAtEnd: Bool, into report: inout CaptureReport) {
         let ours = sent.filter(\.ours)
-        let dataCommands = ours.indices.filter { ours[$0].command.advertisingData.flatMap(IBeacon.init(advertisingData:)) != nil }
-        let found = dataCommands.compactMap { ours[$0].command.advertisingData.flatMap(IBeacon.init(advertisingData:)) }
-        let picks = Self.pick(expected.beacons.map(\.frame.iBeacon), among: found).map { $0.map { dataCommands[$0] } }
+        let dataCommands = ours.indices.filter { ours[$0].command.advertisingData != nil }
+        let found = dataCommands.compactMap { ours[$0].command.advertisingData.map { BeaconFrame(parsing: $0) ?? .data($0) } }
+        let picks = Self.pick(expected.beacons.map(\.frame), among: found).map { $0.map { dataCommands[$0] } }
 
         // The method: Add Advertising once the kernel refused Add Extended Advertising Data.
         let refused = ours.first { $0.command.opcode == .addExtendedAdvertisingData && $0.status == .invalidParameters }
@@ -103,32 +103,29 @@ extension CaptureVerifier.Run {
         }
         report.share = share
 
-        // HCI data writes of the kernel on our controller that carry an iBeacon: (command, data, beacon).
-        let writes: [(ci: Int, data: [UInt8], beacon: IBeacon)] = commands.indices.compactMap { ci in
+        // HCI data writes of the kernel on our controller: (command, data, beacon).
+        let writes: [(ci: Int, data: [UInt8], beacon: BeaconFrame)] = commands.indices.compactMap { ci in
             let c = commands[ci]
             guard c.status == .success, CommandTable.advertisingEffect(c.command.opcode) == .data,
-                  let data = DescribedCommand(c.command)?.data, let b = IBeacon(advertisingData: data) else { return nil }
-            return (ci, data, b)
+                  let data = DescribedCommand(c.command)?.data else { return nil }
+            return (ci, data, BeaconFrame(parsing: data) ?? .data(data))
         }
         let ourPayloads = Set(ours.compactMap(\.command.advertisingData))
 
         for (i, b) in expected.beacons.enumerated() {
             var r = CaptureReport.BeaconReport(number: i + 1, expected: b)
-            guard let pick = picks[i], let instance = ours[pick].command.instance, let data = ours[pick].command.advertisingData,
-                  let beacon = IBeacon(advertisingData: data) else {
+            guard let pick = picks[i], let instance = ours[pick].command.instance, let data = ours[pick].command.advertisingData else {
                 r.failures.append(.noAddCommand(controllerIndex: index))
                 report.beacons.append(r)
                 continue
             }
             let picked = ours[pick]
+            let beacon = BeaconFrame(parsing: data) ?? .data(data)
             r.found = beacon
             r.instance = instance
             let firstAdd = ours.first { $0.command.instance == instance && $0.command.advertisingData == data && $0.status == .success } ?? picked
             r.configuredSeconds = Double(firstAdd.time) / 1_000_000
-            if let want = b.frame.iBeacon {
-                r.failures += CommandDiff.iBeaconDifferences(picked.command.opcode.name ?? "data", expected: want, actual: beacon)
-                    .map(VerifyFailure.addedBeaconDiffers)
-            }
+            r.failures += b.frame.differences(picked.command.opcode.name ?? "data", actual: beacon).map(VerifyFailure.addedBeaconDiffers)
 
             // beacon-tx's Add commands for the instance against the plan's.
             let mine = ours.filter { $0.command.instance == instance }

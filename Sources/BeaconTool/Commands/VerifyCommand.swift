@@ -34,9 +34,6 @@ enum VerifyCommand: Subcommand {
         guard !s.beacons.isEmpty else {
             throw .usage("no beacon to look for: give --config FILE, --beacon UUID:MAJOR:MINOR, or --uuid, --major and --minor")
         }
-        if let i = s.beacons.firstIndex(where: { $0.iBeacon == nil }) {
-            throw .data("beacon \(i + 1) is \(s.beacons[i].frame.kind.rawValue) (\(s.beacons[i].frame.identityText)): verify checks iBeacon captures only so far")
-        }
         // Not through a symbolic link: the report shows what it decodes, and root verifies other
         // users' captures (see FileIO).
         let bytes = try FileIO.read(path, what: "CAPTURE", maximumSize: FileIO.maximumCaptureSize, links: .refuse)

@@ -23,10 +23,10 @@ enum VerifyReport {
             lines.append("")
             lines.append("beacon \(b.number): \(e.iBeacon?.identifier.map { $0 + " " } ?? "")\(e.summary)")
             if let f = b.found, let instance = b.instance {
-                lines.append("  found: \(f.uuid) major \(f.major) minor \(f.minor) power \(f.measuredPower) dBm, kernel advertising instance \(instance)"
+                lines.append("  found: \(f.summary), kernel advertising instance \(instance)"
                              + (b.placement.map { ", written by the kernel on the \($0.text) (\(b.family?.rawValue ?? "?") commands)" } ?? ""))
             } else if let f = b.found, let p = b.placement {
-                lines.append("  found: \(f.uuid) major \(f.major) minor \(f.minor) power \(f.measuredPower) dBm, \(b.family?.rawValue ?? "?") commands, \(p.text)" + (b.rotation ? " (rotation: beacons share it)" : ""))
+                lines.append("  found: \(f.summary), \(b.family?.rawValue ?? "?") commands, \(p.text)" + (b.rotation ? " (rotation: beacons share it)" : ""))
             } else {
                 lines.append("  found: nothing")
             }
@@ -205,7 +205,7 @@ enum VerifyReport {
                             ("who", who), ("byStopPlan", .bool(ev.byStopPlan))])
         }
         var pairs: [(String, JSON)] = [("number", .number(Double(b.number))), ("expected", .object(expected))]
-        pairs.append(("found", b.found.map { .object($0.jsonFields) } ?? .null))
+        pairs.append(("found", b.found.map { .object($0.configJSONFields) } ?? .null))
         pairs.append(("family", b.family.map { .string($0.rawValue) } ?? .null))
         pairs.append(("placement", b.placement.map { .string($0.text) } ?? .null))
         pairs.append(("advertisingHandle", handle))
