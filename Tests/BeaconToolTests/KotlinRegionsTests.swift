@@ -57,6 +57,42 @@ import Testing
         #expect(powers == configured)
     }
 
+    /// The Android Beacon Library's own layouts (its BeaconParser constants, which the printed
+    /// code names) read each AltBeacon and Eddystone region's identifiers from the bytes beacon-tx
+    /// advertises; the raw data beacon gets no region.
+    static let libraryLayouts: [BeaconFrame.Kind: String] = [
+        .altBeacon: "m:2-3=beac,i:4-19,i:20-21,i:22-23,p:24-24,d:25-25",      // ALTBEACON_LAYOUT
+        .eddystoneUID: "s:0-1=feaa,m:2-2=00,p:3-3:-41,i:4-13,i:14-19",      // EDDYSTONE_UID_LAYOUT
+        .eddystoneURL: "s:0-1=feaa,m:2-2=10,p:3-3:-41,i:4-21v",             // EDDYSTONE_URL_LAYOUT
+    ]
+
+    @Test func theLibrarysLayoutsReadEachTypesIdentifiers() throws {
+        let path = kioskFile(BeaconTypesTests.config)
+        let kotlin = tool(["dump-config", "--config", path, "--format", "kotlin"])
+        #expect(kotlin.code == 0)
+        #expect(kotlin.out.contains("BeaconParser().setBeaconLayout(BeaconParser.EDDYSTONE_UID_LAYOUT)"))
+        #expect(kotlin.out.contains("BeaconParser().setBeaconLayout(BeaconParser.EDDYSTONE_URL_LAYOUT)"))
+        #expect(kotlin.out.contains("    // skipped: beacon-5 is data (data 0201060303aafe), the Android Beacon Library reads no layout from it"))
+        let regions = Self.regions(in: kotlin.out)
+        var s = Settings()
+        _ = try ConfigFile.apply(try JSON.parse(BeaconTypesTests.config), into: &s, prefix: "config")
+        #expect(regions.count == 4)
+        for (region, entry) in zip(regions, s.beacons) {
+            let structures = try ADStructure.parse(entry.frame.advertisingData)
+            let layout: String, data: [UInt8]
+            switch entry.frame.kind {
+            case .iBeacon: layout = KotlinRegions.iBeaconLayout; data = try #require(structures.first { $0.type == .manufacturerSpecificData }).data
+            case .altBeacon: layout = try #require(Self.libraryLayouts[.altBeacon]); data = try #require(structures.first { $0.type == .manufacturerSpecificData }).data
+            default: layout = try #require(Self.libraryLayouts[entry.frame.kind]); data = try #require(structures.first { $0.type == .serviceData16BitUUID }).data
+            }
+            let read = try #require(Self.apply(layout, to: data), "\(layout) does not match \(Hex.encode(data))")
+            #expect(read.identifiers == region, "\(entry.frame.kind): layout read \(read.identifiers.map { Hex.encode($0) }), region says \(region.map { Hex.encode($0) })")
+        }
+        // Proof that the check can fail: the UID layout against the URL frame.
+        let url = try ADStructure.parse(s.beacons[3].frame.advertisingData).first { $0.type == .serviceData16BitUUID }?.data ?? []
+        #expect(Self.apply(try #require(Self.libraryLayouts[.eddystoneUID]), to: url) == nil)
+    }
+
     @Test func aLayoutThatMissesTheTypeCodeReadsNothing() throws {
         // Proof that the check can fail: AltBeacon's code (BE AC) against an iBeacon's 02 15.
         let ibeacon = try #require(Golden.beacon).manufacturerData
@@ -66,9 +102,12 @@ import Testing
 
     // MARK: - the Android Beacon Library's layout terms, as its BeaconParser documents them
 
-    /// Applies `m:START-END=HEX` (must match), `i:START-END` (an identifier) and `p:START-END` (the
-    /// power, signed) to manufacturer data counted from the company id; nil when `m` does not match
-    /// or a term runs past the data.
+    /// Applies `m:START-END=HEX` (must match), `s:START-END=HEX` (the 16-bit service UUID, little-endian
+    /// on air, must match), `i:START-END[v]` (an identifier; `v`: up to the data's end),
+    /// `p:START-END[:CORRECTION]` (the power, signed) and `d:START-END` (data, ignored) to
+    /// manufacturer data counted from the company id, or service data counted from the UUID; nil
+    /// when a match fails or a term runs past the data. A leading `x` (a frame without identifiers)
+    /// is not handled.
     static func apply(_ layout: String, to data: [UInt8]) -> (identifiers: [[UInt8]], power: Int8)? {
         var identifiers: [[UInt8]] = []
         var power: Int8?
@@ -76,13 +115,20 @@ import Testing
             let parts = term.split(separator: ":", maxSplits: 1)
             guard parts.count == 2 else { return nil }
             let body = parts[1].split(separator: "=", maxSplits: 1)
-            let range = body[0].split(separator: "-").compactMap { Int($0) }
-            guard range.count == 2, range[0] <= range[1], range[1] < data.count else { return nil }
+            var span = String(body[0].split(separator: ":")[0])
+            let variable = span.hasSuffix("v")
+            if variable { span.removeLast() }
+            var range = span.split(separator: "-").compactMap { Int($0) }
+            guard range.count == 2, range[0] <= range[1] else { return nil }
+            if variable { range[1] = min(range[1], data.count - 1) }
+            guard range[1] < data.count else { return nil }
             let bytes = Array(data[range[0]...range[1]])
             switch parts[0] {
             case "m": guard body.count == 2, Hex.decode(String(body[1])) == bytes else { return nil }
+            case "s": guard body.count == 2, Hex.decode(String(body[1])) == bytes.reversed() else { return nil }
             case "i": identifiers.append(bytes)
             case "p": power = Int8(bitPattern: bytes[0])
+            case "d": continue
             default: return nil
             }
         }
@@ -104,7 +150,8 @@ import Testing
                 rest = rest[r.upperBound...]
                 let argument = rest.drop { $0 != "(" }.dropFirst().prefix { $0 != ")" }
                 if rest.hasPrefix("parse(") {
-                    ids.append(Hex.decode(argument.filter { $0.isHexDigit }) ?? [])
+                    let text = argument.filter { $0 != "\"" }
+                    ids.append(Hex.decode((text.hasPrefix("0x") ? String(text.dropFirst(2)) : String(text)).filter { $0.isHexDigit }) ?? [])
                 } else if let n = UInt16(argument) {
                     ids.append([UInt8(n >> 8), UInt8(n & 0xFF)])
                 }

@@ -9,8 +9,8 @@ enum SwiftRegions {
     static func defaultIdentifier(_ index: Int) -> String { "beacon-\(index + 1)" }
 
     /// The comment for a beacon CoreLocation cannot see (CLBeaconRegion is iBeacon only).
-    static func skipped(_ entry: BeaconEntry, _ index: Int) -> String {
-        "    // skipped: \(comment(entry.identifier ?? defaultIdentifier(index))) is \(entry.frame.kind.rawValue) (\(comment(entry.frame.identityText))), not an iBeacon"
+    static func skipped(_ entry: BeaconEntry, _ index: Int, reader: String = "not an iBeacon") -> String {
+        "    // skipped: \(comment(entry.identifier ?? defaultIdentifier(index))) is \(entry.frame.kind.rawValue) (\(comment(entry.frame.identityText))), \(reader)"
     }
 
     static func source(_ beacons: [BeaconEntry]) -> String {

@@ -1,7 +1,7 @@
-// The iBeacon regions of beacon-tx's effective config (beacon-tx dump-config --format kotlin),
+// The beacon regions of beacon-tx's effective config (beacon-tx dump-config --format kotlin),
 // for the Android Beacon Library (org.altbeacon:android-beacon-library 2.19 or later). The library
-// reads only AltBeacon frames until it is given a layout: startBeaconTx adds the iBeacon one,
-// then monitors every region (didEnterRegion/didExitRegion) and ranges it (about once a second).
+// reads only AltBeacon frames until it is given a layout: startBeaconTx adds the ones these beacons
+// need, then monitors every region (didEnterRegion/didExitRegion) and ranges it (about once a second).
 import org.altbeacon.beacon.BeaconManager
 import org.altbeacon.beacon.BeaconParser
 import org.altbeacon.beacon.Identifier
