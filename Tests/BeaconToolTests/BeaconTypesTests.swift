@@ -155,6 +155,11 @@ import Testing
         #expect(bad.out.contains("  FAIL: LE Set Advertising Data: eddystone-url url https://example.org/ ≠ https://example.com/ (config ≠ capture)"), "\(bad.out)")
     }
 
+    @Test func doctorNamesTheTypesItWillSend() {
+        let r = tool(["doctor", "--config", kioskFile(Self.config)])
+        #expect(r.out.contains("kiosk.json is valid: 5 beacons (1 ibeacon, 1 altbeacon, 1 eddystone-uid, 1 eddystone-url, 1 data), legacy commands"), "\(r.out)")
+    }
+
     @Test func whatReadsOnlyIBeaconsSaysSo() {
         let path = kioskFile(Self.config)
         let swift = tool(["dump-config", "--config", path, "--format", "swift"])

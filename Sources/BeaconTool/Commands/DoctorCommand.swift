@@ -376,7 +376,13 @@ enum DoctorCommand: Subcommand {
         case let .sets(handles): layout = handles.count == 1 ? "one \(plan.family == .extended ? "set (\(handles[0]))" : "instance")" : "sets " + handles.map(String.init).joined(separator: ", ")
         case .rotation: layout = s.beacons.count > 1 ? "one instance rotated every \(s.rotationMilliseconds) ms, each beacon every \(plan.configuration.rotationCycleMilliseconds) ms" : "one instance"
         }
-        let summary = "\(path.display) is valid: \(s.beacons.count) beacon\(s.beacons.count == 1 ? "" : "s"), \(plan.family) commands"
+        // The types, when not all are iBeacons: `(2 ibeacon, 1 eddystone-url)`.
+        let kinds = BeaconFrame.Kind.allCases.compactMap { k -> String? in
+            let n = s.beacons.filter { $0.frame.kind == k }.count
+            return n == 0 ? nil : "\(n) \(k.rawValue)"
+        }
+        let types = s.beacons.allSatisfy { $0.frame.kind == .iBeacon } ? "" : " (" + kinds.joined(separator: ", ") + ")"
+        let summary = "\(path.display) is valid: \(s.beacons.count) beacon\(s.beacons.count == 1 ? "" : "s")\(types), \(plan.family) commands"
             + (caps == nil ? " (assumed: the adapter's capabilities were not read)" : "") + ", \(layout), \(s.interval.text)"
         return DoctorFinding(id: "config", verdict: warnings.isEmpty ? .ok : .warn, summary: summary,
                              detail: warnings.joined(separator: "; "),
