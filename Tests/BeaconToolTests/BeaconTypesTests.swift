@@ -155,6 +155,18 @@ import Testing
         #expect(bad.out.contains("  FAIL: LE Set Advertising Data: eddystone-url url https://example.org/ ≠ https://example.com/ (config ≠ capture)"), "\(bad.out)")
     }
 
+    @Test func thePlanFollowsItsSchemaForEachType() throws {
+        let schema = try JSON.parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: repoPath("Docs/plan.schema.json")))))
+        let plan = try JSON.parse(tool(["start", "--dry-run", "--config", kioskFile(Self.config), "--format", "json"]).out)
+        #expect(SchemaValidator(root: schema).errors(plan) == [])
+        guard case let .object(pairs) = plan, case let .array(beacons)? = plan["beacons"], case var .object(alt) = beacons[1] else {
+            Issue.record("no beacons"); return
+        }
+        alt.append(("uuid", .string(Golden.uuidText)))   // an iBeacon's key on an AltBeacon
+        let broken = JSON.object(pairs.map { $0.0 == "beacons" ? ($0.0, .array([beacons[0], .object(alt)] + beacons.dropFirst(2))) : $0 })
+        #expect(SchemaValidator(root: schema).errors(broken) == ["$.beacons[1]: matches none of anyOf"])
+    }
+
     @Test func doctorNamesTheTypesItWillSend() {
         let r = tool(["doctor", "--config", kioskFile(Self.config)])
         #expect(r.out.contains("kiosk.json is valid: 5 beacons (1 ibeacon, 1 altbeacon, 1 eddystone-uid, 1 eddystone-url, 1 data), legacy commands"), "\(r.out)")
