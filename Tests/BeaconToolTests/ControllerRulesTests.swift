@@ -64,7 +64,7 @@ private typealias C = Controllers
     @Test(arguments: ["legacy", "extended"])
     func everyShippedConfigsDryRunVerifies(family: String) throws {
         let configs = try FileManager.default.contentsOfDirectory(atPath: repoPath("Config")).filter { $0.hasSuffix(".json") }.sorted()
-        #expect(configs == ["kiosk.json", "minimal.json", "museum.json"])
+        #expect(configs == ["kiosk.json", "minimal.json", "museum.json", "types.json"])
         for name in configs {
             for extra in [[], ["--random-address-per-set"]] {
                 let path = NSTemporaryDirectory() + "beacon-tx-verify-\(UUID().uuidString).snoop"
