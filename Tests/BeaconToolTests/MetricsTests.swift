@@ -67,6 +67,21 @@ import Testing
         expectSnapshot(m.text, "metrics-kiosk.prom")
     }
 
+    /// One beacon of each type in a rotation: an iBeacon keeps its uuid/major/minor labels, the
+    /// others are labelled by type and identity (scripts/check-prometheus runs promtool on it).
+    @Test func eachTypesBeaconSnapshot() throws {
+        var s = Settings()
+        _ = try ConfigFile.apply(try JSON.parse(BeaconTypesTests.config), into: &s, prefix: "config")
+        var m = KioskMetrics(device: "hci0", started: 1_800_000_000, lastChange: 1_800_000_010)
+        m.onAir = true
+        m.family = .legacy
+        m.rotation = true
+        m.beacons = s.beacons
+        m.beaconOnAir = [true, false, false, false, false]
+        expectSnapshot(m.text, "metrics-types.prom")
+        #expect(m.text.contains(#"beacon_tx_beacon_on_air{device="hci0",identifier="android",type="altbeacon",id="id1 2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6 id2 1 id3 2"} 0"#))
+    }
+
     @Test func reasonCategoriesFromTheSessionsTypedCauses() {
         let cases: [(RearmCause, RearmReason)] = [
             (.disruption(.reset), .reset),
