@@ -72,6 +72,8 @@ import Testing
         #expect(url.out.contains("\"url\": \"https://example.com\"") && url.out.contains("\"rangingData\": -7"))
         let port = tool(["start", "--dry-run", "--format", "json", "--eddystone-url", "http://a.co:80/x"])
         #expect(port.out.contains("\"url\": \"http://a.co:80/x\"") && port.out.contains("\"rangingData\": -18"))
+        let bare = tool(["start", "--dry-run", "--eddystone-url", "https://e.co:8080"])
+        #expect(bare.code == 64 && bare.err == "beacon-tx start: --eddystone-url RANGING: 8080 is out of range (accepted -100–20; a port needs a path after it: http://host:8080/)\n")
     }
 
     @Test func eachTypesKeysAreCheckedNamingTheField() {

@@ -167,7 +167,7 @@ enum StartCommand: Subcommand {
             var url = text, ranging = ConfigFile.defaultRangingData
             if let colon = text.lastIndex(of: ":"), let n = Int(text[text.index(after: colon)...]), text[..<colon].contains("://") {
                 guard ConfigFile.rangingDataRange.contains(n) else {
-                    throw .usage("--eddystone-url RANGING: \(n) is out of range (accepted \(Validate.rangeText(ConfigFile.rangingDataRange)))")
+                    throw .usage("--eddystone-url RANGING: \(n) is out of range (accepted \(Validate.rangeText(ConfigFile.rangingDataRange)); a port needs a path after it: http://host:8080/)")
                 }
                 url = String(text[..<colon])
                 ranging = Int8(n)

@@ -201,8 +201,10 @@ enum ConfigFile {
         case .eddystoneURL:
             let ranging = Int8(try fields.integer("rangingData", rangingDataRange, default: Int(defaultRangingData)))
             frame = .eddystone(.url(try Validate.eddystoneURL("\(prefix).url", try fields.text("url"), rangingData: ranging, code: .dataError)))
-        case .data, .eddystoneTLM:
+        case .data:
             frame = try Validate.advertisingData("\(prefix).data", try fields.text("data"), code: .dataError)
+        case .eddystoneTLM:
+            throw .data("\(prefix).type: eddystone-tlm is not configurable (its frame carries a session's live counts)")
         }
         var entry = BeaconEntry(identifier: identifier, frame: frame)
         for o in beaconOverrides {
