@@ -165,7 +165,9 @@ enum StartCommand: Subcommand {
             return BeaconEntry(frame: .eddystone(.uid(uid)))
         case "--eddystone-url":
             var url = text, ranging = ConfigFile.defaultRangingData
-            if let colon = text.lastIndex(of: ":"), let n = Int(text[text.index(after: colon)...]), text[..<colon].contains("://") {
+            // A colon after the scheme's "://" (http:// is 7 characters) ends the URL when a number follows.
+            if let colon = text.lastIndex(of: ":"), text.distance(from: text.startIndex, to: colon) > 7,
+               let n = Int(text[text.index(after: colon)...]) {
                 guard ConfigFile.rangingDataRange.contains(n) else {
                     throw .usage("--eddystone-url RANGING: \(n) is out of range (accepted \(Validate.rangeText(ConfigFile.rangingDataRange)); a port needs a path after it: http://host:8080/)")
                 }
