@@ -55,7 +55,8 @@ import Testing
         // The AltBeacon and Eddystone bytes parse back to the configured values.
         let alt = AltBeacon(advertisingData: Hex.decode(Self.data[1]) ?? [])
         #expect(alt?.id1.description == Self.altID1 && alt?.id2 == 1 && alt?.id3 == 2 && alt?.referenceRSSI == -59 && alt?.manufacturer == 0x0118)
-        #expect(Eddystone.Frame(advertisingData: Hex.decode(Self.data[3]) ?? []) == .url(try Eddystone.URL("https://example.com/", txPower: -18)))
+        let url = try Eddystone.URL("https://example.com/", txPower: -18)
+        #expect(Eddystone.Frame(advertisingData: Hex.decode(Self.data[3]) ?? []) == .url(url))
     }
 
     @Test func theListFlagsGiveTheSameBeaconsInTheirOrder() {

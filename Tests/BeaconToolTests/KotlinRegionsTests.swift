@@ -90,7 +90,8 @@ import Testing
         }
         // Proof that the check can fail: the UID layout against the URL frame.
         let url = try ADStructure.parse(s.beacons[3].frame.advertisingData).first { $0.type == .serviceData16BitUUID }?.data ?? []
-        #expect(Self.apply(try #require(Self.libraryLayouts[.eddystoneUID]), to: url) == nil)
+        let uidLayout = try #require(Self.libraryLayouts[.eddystoneUID])
+        #expect(Self.apply(uidLayout, to: url) == nil)
     }
 
     @Test func aLayoutThatMissesTheTypeCodeReadsNothing() throws {

@@ -83,8 +83,9 @@ struct KioskMetrics: Equatable {
 
     /// The part whose change is a "change" (counters and times follow it).
     var onAirShape: [String] {
-        ["\(running)", "\(onAir)", family?.rawValue ?? "", sets.map(String.init).joined(separator: ","), "\(rotation)"]
-            + beacons.map { b in Self.beaconLabels(b).map(\.1).joined(separator: "|") } + beaconOnAir.map { "\($0)" }
+        let head: [String] = ["\(running)", "\(onAir)", family?.rawValue ?? "", sets.map(String.init).joined(separator: ","), "\(rotation)"]
+        let labels: [String] = beacons.map { b in Self.beaconLabels(b).map(\.1).joined(separator: "|") }
+        return head + labels + beaconOnAir.map { "\($0)" }
     }
 
     /// A beacon's labels: an iBeacon's `identifier`, `uuid`, `major` and `minor`; another type's
