@@ -77,13 +77,7 @@ public enum CommandDiff {
     /// The iBeacon fields in which `actual` differs from `expected` (`verify` compares the
     /// configured beacon with the one found in a capture this way too).
     static func iBeaconDifferences(_ command: String, expected e: IBeacon, actual a: IBeacon) -> [FieldDifference] {
-        let pairs: [(String, String, String)] = [
-            ("iBeacon uuid", e.uuid.description, a.uuid.description),
-            ("iBeacon major", "\(e.major)", "\(a.major)"),
-            ("iBeacon minor", "\(e.minor)", "\(a.minor)"),
-            ("iBeacon measured power", "\(e.measuredPower)", "\(a.measuredPower)"),
-        ]
-        return pairs.filter { $0.1 != $0.2 }.map { FieldDifference(command: command, field: $0.0, expected: $0.1, actual: $0.2) }
+        BeaconFrame.iBeacon(e).differences(command, actual: .iBeacon(a))
     }
 
     /// A leaf's value as compared: `0x00a0` (the field's width), `-8` (signed), hex for octet runs and data.
