@@ -26,7 +26,7 @@ _beacon_tx() {
         --share-commands) COMPREPLY=($(compgen -W 'auto add-advertising' -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'text hex hcitool json btsnoop' -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --altbeacon --eddystone-uid --eddystone-url --data --config --device --interval --connectable --non-connectable --tx-power --controller --share --share-commands --timeout --advertising-set --random-address-per-set --no-random-address-per-set --rotation --device-timeout --duration --cycle --metrics --dry-run --format --output --check --detach --reset --verbose --help' -- "$cur")) ;;
+        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --altbeacon --eddystone-uid --eddystone-url --data --eddystone-tlm --config --device --interval --connectable --non-connectable --tx-power --controller --share --share-commands --timeout --advertising-set --random-address-per-set --no-random-address-per-set --rotation --device-timeout --duration --cycle --metrics --dry-run --format --output --check --detach --reset --verbose --help' -- "$cur")) ;;
     stop)
         case $prev in
         --device) COMPREPLY=($(compgen -W "$(_beacon_tx_devices)" -- "$cur")); return ;;
@@ -66,12 +66,12 @@ _beacon_tx() {
         COMPREPLY=($(compgen -W '--json --as --help' -- "$cur")) ;;
     verify)
         case $prev in
-        --uuid|--major|--minor|--power|--identifier|--beacon|--interval|--tx-power|--advertising-set|--rotation) :; return ;;
+        --uuid|--major|--minor|--power|--identifier|--beacon|--altbeacon|--eddystone-uid|--eddystone-url|--data|--interval|--tx-power|--advertising-set|--rotation) :; return ;;
         --config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --device) COMPREPLY=($(compgen -W "$(_beacon_tx_devices)" -- "$cur")); return ;;
         --controller) COMPREPLY=($(compgen -W 'auto legacy extended' -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --config --device --interval --connectable --non-connectable --tx-power --controller --advertising-set --random-address-per-set --no-random-address-per-set --rotation --json --help' -- "$cur")) ;;
+        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --altbeacon --eddystone-uid --eddystone-url --data --eddystone-tlm --config --device --interval --connectable --non-connectable --tx-power --controller --advertising-set --random-address-per-set --no-random-address-per-set --rotation --json --help' -- "$cur")) ;;
     dump-config)
         case $prev in
         --uuid|--major|--minor|--power|--identifier|--beacon|--altbeacon|--eddystone-uid|--eddystone-url|--data|--interval|--tx-power|--timeout|--advertising-set|--rotation|--device-timeout|--duration|--cycle) :; return ;;
@@ -82,7 +82,7 @@ _beacon_tx() {
         --share-commands) COMPREPLY=($(compgen -W 'auto add-advertising' -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'json swift kotlin' -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --altbeacon --eddystone-uid --eddystone-url --data --config --device --interval --connectable --non-connectable --tx-power --controller --share --share-commands --timeout --advertising-set --random-address-per-set --no-random-address-per-set --rotation --device-timeout --duration --cycle --metrics --format --schema --help' -- "$cur")) ;;
+        COMPREPLY=($(compgen -W '--uuid --major --minor --power --identifier --beacon --altbeacon --eddystone-uid --eddystone-url --data --eddystone-tlm --config --device --interval --connectable --non-connectable --tx-power --controller --share --share-commands --timeout --advertising-set --random-address-per-set --no-random-address-per-set --rotation --device-timeout --duration --cycle --metrics --format --schema --help' -- "$cur")) ;;
     completions)
         COMPREPLY=($(compgen -W '--help bash zsh fish' -- "$cur")) ;;
     man)

@@ -25,7 +25,7 @@ import Testing
     static func ranged(_ b: IBeacon, rssi: Int8, smoothed: Double, samples: Int, lastSeen: Double) -> ScanUpdate {
         let config = RangingConfiguration()
         let distance = config.pathLoss.distance(measuredPower: b.measuredPower, rssi: smoothed)
-        return .ranged(RangedBeacon(identity: BeaconIdentity(b), measuredPower: b.measuredPower, address: "AA:01:00:00:00:00",
+        return .ranged(RangedBeacon(identity: BeaconIdentity(b), frame: .iBeacon(b), measuredPower: b.measuredPower, address: "AA:01:00:00:00:00",
                                     rssi: rssi, smoothedRSSI: smoothed, sampleCount: samples, distance: distance,
                                     proximity: config.thresholds.classify(distance), lastSeen: lastSeen),
                        addressType: .publicDevice)
@@ -48,6 +48,41 @@ import Testing
         #expect(try s.receive(Self.reportEvent(other.advertisingData, rssi: -70), at: 11.6)
             == [Self.ranged(other, rssi: -70, smoothed: -70, samples: 1, lastSeen: 11.6)])
         #expect(s.reportCount == 6 && s.beaconCount == 2)
+    }
+
+    /// AltBeacon and Eddystone are ranged beside iBeacon, each by its own identity and its power at
+    /// 1 m (Eddystone: ranging data less 41 dB); an Eddystone-TLM joins the beacon of its address,
+    /// and is no beacon of its own. Kills "TLM ranged as a beacon", "TLM from another address
+    /// attached", "Eddystone ranged from its 0 m power".
+    @Test func otherTypesAreRangedAndTelemetryJoinsItsAddress() throws {
+        let uid = Eddystone.Frame.uid(try #require(Eddystone.UID(namespace: Array(0..<10), instance: Array(0..<6), txPower: -18)))
+        let alt = AltBeacon(id1: Self.uuid, id2: 1, id3: 2, referenceRSSI: -61)
+        let tlm = Eddystone.TLM(advertisingPDUCount: 1234, uptimeTenths: 567)
+        var s = ScanSession(ScanConfiguration())
+        // The TLM first: kept for its address, nothing ranged.
+        #expect(try s.receive(Self.reportEvent(Eddystone.Frame.tlm(tlm).advertisingData, rssi: -70), at: 1) == [])
+        let ranged = try s.receive(Self.reportEvent(uid.advertisingData, rssi: -59), at: 2)
+        guard case let .ranged(r, _)? = ranged.first else { Issue.record("not ranged: \(ranged)"); return }
+        #expect(r.identity == .eddystoneUID(namespace: Array(0..<10), instance: Array(0..<6)))
+        #expect(r.measuredPower == -59 && r.distance == 1 && r.telemetry == tlm)
+        #expect(r.identity.text == "eddystone-uid namespace 00010203040506070809 instance 000102030405")
+        let a = try s.receive(Self.reportEvent(BeaconFrame.altBeacon(alt).advertisingData, rssi: -61), at: 2)
+        guard case let .ranged(ra, _)? = a.first else { Issue.record("not ranged: \(a)"); return }
+        #expect(ra.identity == .altBeacon(id1: Self.uuid, id2: 1, id3: 2) && ra.measuredPower == -61 && ra.telemetry == nil)
+        #expect(s.beaconCount == 2 && s.reportCount == 3)
+        // Another address's TLM is not this beacon's.
+        var other = ScanSession(ScanConfiguration())
+        var otherAddress = Self.reportEvent(Eddystone.Frame.tlm(tlm).advertisingData, rssi: -70).parameters
+        otherAddress[4] = 0x99
+        _ = try other.receive(HCIEvent(code: .leMeta, parameters: otherAddress), at: 1)
+        guard case let .ranged(r2, _)? = try other.receive(Self.reportEvent(uid.advertisingData, rssi: -59), at: 2).first else {
+            Issue.record("not ranged"); return
+        }
+        #expect(r2.telemetry == nil)
+        // An Eddystone region filters by namespace.
+        var filtered = ScanSession(ScanConfiguration(regions: [try #require(BeaconRegion(namespace: Array(0..<10)))]))
+        #expect(try filtered.receive(Self.reportEvent(BeaconFrame.altBeacon(alt).advertisingData, rssi: -61), at: 1) == [])
+        #expect(try filtered.receive(Self.reportEvent(uid.advertisingData, rssi: -59), at: 1).count == 2)   // enter, range
     }
 
     /// Kills "`--all` dropping beacons outside the region": with `reportAll`, an iBeacon outside every

@@ -39,9 +39,30 @@ struct ScanningRegionTests {
         #expect(BeaconRegionParseError.invalidValue(field: "minor", text: "70000").description
             == "invalid minor \"70000\": expected a decimal integer 0–65535")
         #expect(BeaconRegionParseError.invalidUUID("xyz").description
-            == "'xyz' is not a UUID (accepted: \(ProximityUUID.acceptedForms))")
+            == "'xyz' is not a UUID (accepted: \(ProximityUUID.acceptedForms)) nor an Eddystone namespace (20 hex digits)")
         #expect(BeaconRegionParseError.tooManyFields(text: "a:1:2:3", count: 4).description
-            == "region \"a:1:2:3\" has 4 fields: expected UUID[:MAJOR[:MINOR]]")
+            == "region \"a:1:2:3\" has 4 fields: expected UUID[:MAJOR[:MINOR]] or NAMESPACE[:INSTANCE]")
+        #expect(throws: BeaconRegionParseError.invalidInstance("0001")) { try BeaconRegion(parsing: "8b0ca750e7a74e14bd99:0001") }
+        #expect(throws: BeaconRegionParseError.tooManyFields(text: "8b0ca750e7a74e14bd99:000000000001:1", count: 3)) {
+            try BeaconRegion(parsing: "8b0ca750e7a74e14bd99:000000000001:1")
+        }
+    }
+
+    /// The UUID form is the Android Beacon Library's Region too: it matches AltBeacons by id1, id2 and
+    /// id3. The Eddystone form matches Eddystone-UID by namespace and instance; no region holds a URL.
+    @Test func regionsOfTheOtherTypes() throws {
+        let namespace: [UInt8] = [0x8b, 0x0c, 0xa7, 0x50, 0xe7, 0xa7, 0x4e, 0x14, 0xbd, 0x99]
+        let uid = { (i: UInt8) in BeaconIdentity.eddystoneUID(namespace: namespace, instance: [0, 0, 0, 0, 0, i]) }
+        let byNamespace = try BeaconRegion(parsing: "8B0CA750E7A74E14BD99")
+        let one = try BeaconRegion(parsing: "8b0ca750e7a74e14bd99:000000000001")
+        #expect(byNamespace.description == "8b0ca750e7a74e14bd99" && one.description == "8b0ca750e7a74e14bd99:000000000001")
+        #expect(byNamespace.uuid == nil && byNamespace.major == nil)
+        #expect(byNamespace.matches(uid(1)) && byNamespace.matches(uid(2)) && one.matches(uid(1)) && !one.matches(uid(2)))
+        #expect(!byNamespace.matches(.eddystoneUID(namespace: Array(namespace.reversed()), instance: [0, 0, 0, 0, 0, 1])))
+        #expect(!byNamespace.matches(.eddystoneURL("https://example.com/")) && !byNamespace.matches(id(1, 2)))
+        let alt = BeaconIdentity.altBeacon(id1: uuid, id2: 1, id3: 2)
+        #expect(BeaconRegion(uuid: uuid, major: 1).matches(alt) && !BeaconRegion(uuid: uuid, major: 1, minor: 3).matches(alt))
+        #expect(!BeaconRegion(uuid: uuid).matches(.eddystoneURL("https://example.com/")))
     }
 
     @Test func matching() {

@@ -88,7 +88,7 @@ struct ScanningReportsTests {
         let (observations, error) = BeaconObservation.observations(inEventPacket: twoLegacyReports, timestamp: 3)
         #expect(error == nil)
         #expect(observations.map(\.identity.description) == ["E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:2"])
-        #expect(observations.first?.beacon.measuredPower == -59)
+        #expect(observations.first?.beacon?.measuredPower == -59)
     }
 
     @Test func extendedReportFromBtmonDecode() throws {

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /// What one configured beacon advertises: an iBeacon, an AltBeacon, an Eddystone-UID or -URL frame,
 /// or advertising data given as it is.
-public enum BeaconFrame: Hashable, Sendable {
+public indirect enum BeaconFrame: Hashable, Sendable {
     case iBeacon(IBeacon)
     case altBeacon(AltBeacon)
     case eddystone(Eddystone.Frame)
+    /// A configured Eddystone-TLM beacon (`Telemetry`): its counts are filled in live by the session.
+    case telemetry(Telemetry)
     /// AD structures as given (checked by `BeaconFrame.checkedData`).
     case data([UInt8])
 
@@ -24,7 +26,7 @@ public enum BeaconFrame: Hashable, Sendable {
         case .altBeacon: return .altBeacon
         case .eddystone(.uid): return .eddystoneUID
         case .eddystone(.url): return .eddystoneURL
-        case .eddystone(.tlm): return .eddystoneTLM
+        case .eddystone(.tlm), .telemetry: return .eddystoneTLM
         case .data: return .data
         }
     }
@@ -35,7 +37,28 @@ public enum BeaconFrame: Hashable, Sendable {
         case let .iBeacon(b): return b.advertisingData
         case let .altBeacon(b): return b.advertisingData
         case let .eddystone(f): return f.advertisingData
+        case let .telemetry(t): return Eddystone.Frame.tlm(t.tlm).advertisingData
         case let .data(d): return d
+        }
+    }
+
+    /// An Eddystone-UID's or -URL's ranging data (its calibrated power at 0 m); nil for the others.
+    public var eddystoneRangingData: Int8? {
+        switch self {
+        case let .eddystone(.uid(f)): return f.txPower
+        case let .eddystone(.url(f)): return f.txPower
+        default: return nil
+        }
+    }
+
+    /// The RSSI at 1 m the frame advertises (an iBeacon's measured power, an AltBeacon's reference
+    /// RSSI, an Eddystone-UID's or -URL's ranging data at 0 m less 41 dB); nil for the others.
+    public var powerAtOneMetre: Int8? {
+        switch self {
+        case let .iBeacon(b): return b.measuredPower
+        case let .altBeacon(b): return b.referenceRSSI
+        case .eddystone(.uid), .eddystone(.url): return eddystoneRangingData.map { Int8(clamping: Int($0) - Eddystone.lossAtOneMetre) }
+        case .eddystone(.tlm), .telemetry, .data: return nil
         }
     }
 
@@ -64,6 +87,7 @@ public enum BeaconFrame: Hashable, Sendable {
         case let .eddystone(.uid(f)): return f.namespace + f.instance
         case let .eddystone(.url(f)): return [f.scheme] + f.encoded
         case let .eddystone(.tlm(f)): return f.frame
+        case let .telemetry(t): return t.of.identityFields
         case let .data(d): return d
         }
     }
@@ -77,6 +101,7 @@ public enum BeaconFrame: Hashable, Sendable {
         case let .eddystone(.uid(f)): return "eddystone-uid namespace \(Hex.encode(f.namespace)) instance \(Hex.encode(f.instance))"
         case let .eddystone(.url(f)): return "eddystone-url \(f.url)"
         case .eddystone(.tlm): return "eddystone-tlm"
+        case let .telemetry(t): return "eddystone-tlm of \(t.of.identityText)"
         case let .data(d): return "data \(Hex.encode(d))"
         }
     }
@@ -88,7 +113,7 @@ public enum BeaconFrame: Hashable, Sendable {
         case let .altBeacon(b): return identityText + " reference RSSI \(b.referenceRSSI) dBm"
         case let .eddystone(.uid(f)): return identityText + " ranging data \(f.txPower) dBm"
         case let .eddystone(.url(f)): return identityText + " ranging data \(f.txPower) dBm"
-        case .eddystone(.tlm), .data: return identityText
+        case .eddystone(.tlm), .telemetry, .data: return identityText
         }
     }
 
@@ -160,10 +185,18 @@ extension BeaconFrame {
         case let .eddystone(.url(f)):
             return [("eddystone-url url", f.url), ("eddystone-url ranging data", "\(f.txPower)")]
         case let .eddystone(.tlm(f)):
-            return [("eddystone-tlm frame", Hex.encode(f.frame))]
+            return Self.telemetryFields(f, measured: f.celsius != nil)
+        case let .telemetry(t):
+            return Self.telemetryFields(t.tlm, measured: t.temperatureSource != nil)
         case let .data(d):
             return [("advertising data", Hex.encode(d))]
         }
+    }
+
+    /// The counts (and a measured temperature) are live: a TLM is compared by what is configured.
+    static func telemetryFields(_ f: Eddystone.TLM, measured: Bool) -> [(name: String, value: String)] {
+        [("eddystone-tlm version", "\(Eddystone.TLM.version)"), ("eddystone-tlm battery", "\(f.batteryMillivolts) mV"),
+         ("eddystone-tlm temperature", measured ? "measured" : "not supported")]
     }
 
     /// The fields in which `actual` differs from `self`: field by field within one type, the type
@@ -174,5 +207,23 @@ extension BeaconFrame {
         }
         return zip(fields, actual.fields).filter { $0.0.value != $0.1.value }
             .map { FieldDifference(command: command, field: $0.0.name, expected: $0.0.value, actual: $0.1.value) }
+    }
+}
+
+/// A configured Eddystone-TLM beacon: the telemetry of the Eddystone-UID or -URL beacon `of`, whose
+/// identity (and so, with an address per set, its address) it shares, as the specification wants a
+/// TLM frame sent from its identifying frame's address. `tlm` holds what is configured (battery 0:
+/// mains powered) and, once the session fills them in, the live counts and temperature.
+public struct Telemetry: Hashable, Sendable {
+    public var tlm: Eddystone.TLM
+    public var of: BeaconFrame
+    /// Where the temperature is read (a thermal zone's file, in millidegrees Celsius), by the reader the
+    /// session is given; nil: not measured (0x8000). The core never opens it.
+    public var temperatureSource: String?
+
+    public init(tlm: Eddystone.TLM = Eddystone.TLM(advertisingPDUCount: 0, uptimeTenths: 0), of: BeaconFrame, temperatureSource: String? = nil) {
+        self.tlm = tlm
+        self.of = of
+        self.temperatureSource = temperatureSource
     }
 }

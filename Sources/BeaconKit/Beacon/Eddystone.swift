@@ -5,6 +5,8 @@
 public enum Eddystone {
     /// The Eddystone service UUID, little-endian on air: `AA FE`.
     public static let serviceUUID: UInt16 = 0xFEAA
+    /// The ranging data is the power at 0 m; the specification's rule of thumb puts 1 m 41 dB lower.
+    public static let lossAtOneMetre = 41
 
     public enum FrameType: UInt8, Sendable {
         case uid = 0x00

@@ -52,9 +52,9 @@ public struct AuditEntry: Equatable, Sendable {
     }
 }
 
-/// The listener's side of a fleet (`scan --expect`), pure: fed iBeacon observations and times
+/// The listener's side of a fleet (`scan --expect`), pure: fed beacon observations and times
 /// (seconds on one monotonic clock), it says which expected beacons were heard within the last
-/// `window` seconds, and which beacons use the fleet's UUIDs without being expected.
+/// `window` seconds, and which beacons use the fleet's first identifiers without being expected.
 ///
 /// - `observe(_:)` and `tick(at:)` return the changes (heard ↔ missing, unexpected appearing and
 ///   going); `nextDeadline` is the earliest time a `tick` can report one: the window's edge after
@@ -67,13 +67,14 @@ public struct BeaconAudit: Sendable {
     public let expected: [ExpectedBeacon]
     public let window: Double
     public let started: Double
-    /// The UUIDs of the expected beacons: other beacons with them are "unexpected".
-    public let fleetUUIDs: Set<ProximityUUID>
+    /// The first identifiers of the expected beacons (`BeaconIdentity.group`: UUIDs, AltBeacon id1s,
+    /// Eddystone namespaces, URLs): other beacons with them are "unexpected".
+    public let fleetGroups: Set<String>
     public var maximumReportsKept = 4096
     public var maximumUnexpected = 64
     /// Unexpected beacons not tracked because `maximumUnexpected` were tracked already.
     public private(set) var unexpectedDropped = 0
-    /// Reports of iBeacons received (any UUID).
+    /// Reports of beacons received (any identity).
     public private(set) var reportCount = 0
 
     struct Track: Sendable {
@@ -126,7 +127,7 @@ public struct BeaconAudit: Sendable {
         self.window = window
         started = now
         index = seen
-        fleetUUIDs = Set(list.map(\.identity.uuid))
+        fleetGroups = Set(list.map(\.identity.group))
         tracks = Array(repeating: Track(), count: list.count)
     }
 
@@ -143,7 +144,7 @@ public struct BeaconAudit: Sendable {
         return best
     }
 
-    /// One iBeacon report (call `tick` first when time may have passed a deadline).
+    /// One beacon report (call `tick` first when time may have passed a deadline).
     public mutating func observe(_ o: BeaconObservation) -> [AuditChange] {
         reportCount += 1
         let id = o.identity
@@ -154,7 +155,7 @@ public struct BeaconAudit: Sendable {
                 tracks[i].heard = true
                 changes.append(.heard(id))
             }
-        } else if fleetUUIDs.contains(id.uuid) {
+        } else if fleetGroups.contains(id.group) {
             if unexpected[id] == nil {
                 guard unexpected.count < maximumUnexpected else {
                     unexpectedDropped += 1

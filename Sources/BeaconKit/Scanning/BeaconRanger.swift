@@ -24,7 +24,9 @@ public struct RangingConfiguration: Hashable, Sendable {
 /// One beacon as ranging reports it (CoreLocation's `CLBeacon`).
 public struct RangedBeacon: Hashable, Sendable {
     public var identity: BeaconIdentity
-    /// From the latest advertisement: RSSI at 1 m in dBm.
+    /// The latest advertisement's frame (its ranging power as the type names it).
+    public var frame: BeaconFrame
+    /// From the latest advertisement: RSSI at 1 m in dBm (`BeaconObservation.measuredPower`).
     public var measuredPower: Int8
     /// Latest advertiser address (`AA:BB:CC:DD:EE:FF`).
     public var address: String
@@ -39,10 +41,14 @@ public struct RangedBeacon: Hashable, Sendable {
     public var proximity: Proximity
     /// Timestamp of the latest advertisement, with or without RSSI.
     public var lastSeen: Double
+    /// An Eddystone beacon's latest telemetry (Eddystone-TLM from the same address); nil without one.
+    public var telemetry: Eddystone.TLM?
 
-    public init(identity: BeaconIdentity, measuredPower: Int8, address: String, rssi: Int8?, smoothedRSSI: Double?,
-                sampleCount: Int, distance: Double?, proximity: Proximity, lastSeen: Double) {
+    public init(identity: BeaconIdentity, frame: BeaconFrame, measuredPower: Int8, address: String, rssi: Int8?, smoothedRSSI: Double?,
+                sampleCount: Int, distance: Double?, proximity: Proximity, lastSeen: Double, telemetry: Eddystone.TLM? = nil) {
         self.identity = identity
+        self.frame = frame
+        self.telemetry = telemetry
         self.measuredPower = measuredPower
         self.address = address
         self.rssi = rssi
@@ -63,6 +69,7 @@ public struct RangedBeacon: Hashable, Sendable {
 /// Only `range(now:in:)`, which lists and sorts them all, costs O(n log n).
 public struct BeaconRanger: Sendable {
     struct Track: Sendable {
+        var frame: BeaconFrame
         var measuredPower: Int8
         var address: String
         var rssi: Int8?
@@ -92,9 +99,10 @@ public struct BeaconRanger: Sendable {
     public mutating func observe(_ observation: BeaconObservation) -> Bool {
         let id = observation.identity
         let existing = tracks[id]
-        var track = existing ?? Track(measuredPower: observation.beacon.measuredPower, address: observation.address,
+        var track = existing ?? Track(frame: observation.frame, measuredPower: observation.measuredPower, address: observation.address,
                                       rssi: nil, lastSeen: observation.timestamp, samples: [])
-        track.measuredPower = observation.beacon.measuredPower
+        track.frame = observation.frame
+        track.measuredPower = observation.measuredPower
         track.address = observation.address
         track.rssi = observation.rssi
         track.lastSeen = max(track.lastSeen, observation.timestamp)
@@ -148,7 +156,7 @@ public struct BeaconRanger: Sendable {
         }
         let smoothed = count == 0 ? nil : sum / Double(count)
         let distance = configuration.pathLoss.distance(measuredPower: track.measuredPower, rssi: smoothed)
-        return RangedBeacon(identity: id, measuredPower: track.measuredPower, address: track.address,
+        return RangedBeacon(identity: id, frame: track.frame, measuredPower: track.measuredPower, address: track.address,
                             rssi: track.rssi, smoothedRSSI: smoothed, sampleCount: count,
                             distance: distance, proximity: configuration.thresholds.classify(distance),
                             lastSeen: track.lastSeen)

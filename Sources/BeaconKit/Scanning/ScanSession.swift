@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /// What a scan is asked to do.
 public struct ScanConfiguration: Sendable {
-    /// Regions to monitor and range; empty: range every iBeacon.
+    /// Regions to monitor and range; empty: range every beacon (iBeacon, AltBeacon, Eddystone-UID and -URL).
     public var regions: [BeaconRegion]
     /// Seconds without a matching beacon before a region's exit.
     public var exitTimeout = RegionMonitor.defaultExitTimeout
     public var ranging = RangingConfiguration()
-    /// Also report advertisements that are not iBeacons, or iBeacons outside every region (`--all`).
+    /// Also report advertisements that are no beacon (Eddystone-TLM among them), or beacons outside every region (`--all`).
     public var reportAll: Bool
     /// A ranging update per beacon at most this often (seconds), like CoreLocation's ~1 Hz callbacks.
     public var rangingInterval = 1.0
@@ -27,7 +27,7 @@ public enum ScanUpdate: Equatable, Sendable {
     case region(RegionEvent)
     /// A ranging update for one beacon (at most one per `rangingInterval` per beacon).
     case ranged(RangedBeacon, addressType: AdvertisingReport.AddressType)
-    /// With `reportAll`: an advertisement that is not an iBeacon, or an iBeacon outside every region.
+    /// With `reportAll`: an advertisement that is no beacon, or a beacon outside every region.
     case advertisement(AdvertisingReport)
     /// An advertising report event with a defect; the reports before it were still used.
     case malformedReport(AdvertisingReportError)
@@ -74,6 +74,11 @@ public struct ScanSession: Sendable {
     public private(set) var reportCount = 0
     /// Beacons that entered the ranging window (a beacon forgotten and seen again counts again).
     public private(set) var beaconCount = 0
+    /// The latest Eddystone-TLM heard from each address (a TLM names no beacon: it belongs to the
+    /// UID or URL frames of its address); at most `maximumTelemetry`, the oldest dropped first.
+    var telemetry: [String: Eddystone.TLM] = [:]
+    var telemetryOrder: [String] = []
+    public static let maximumTelemetry = 256
 
     public init(_ configuration: ScanConfiguration) {
         self.configuration = configuration
@@ -113,13 +118,18 @@ public struct ScanSession: Sendable {
         return monitor.tick(now: now).map { .region($0) }
     }
 
-    /// Whether `id` is in one of the regions (every iBeacon when there are none).
+    /// Whether `id` is in one of the regions (every beacon when there are none).
     public func wanted(_ id: BeaconIdentity) -> Bool {
         configuration.regions.isEmpty || configuration.regions.contains { $0.matches(id) }
     }
 
     mutating func observe(_ report: AdvertisingReport, at now: Double, into updates: inout [ScanUpdate]) {
         reportCount += 1
+        if case let .tlm(tlm)? = Eddystone.Frame(advertisingData: report.data) {
+            remember(tlm, from: report.address)
+            if configuration.reportAll { updates.append(.advertisement(report)) }
+            return
+        }
         guard let observation = BeaconObservation(report: report, timestamp: now), wanted(observation.identity) else {
             if configuration.reportAll { updates.append(.advertisement(report)) }
             return
@@ -129,9 +139,25 @@ public struct ScanSession: Sendable {
         if ranger.observe(observation) { beaconCount += 1 }
         updates += monitor.observe(observation).map { .region($0) }
         if lastRanged[id].map({ now - $0 >= configuration.rangingInterval }) ?? true,
-           let ranged = ranger.ranged(id, now: now) {
+           var ranged = ranger.ranged(id, now: now) {
             lastRanged[id] = now
+            ranged.telemetry = telemetry(for: ranged)
             updates.append(.ranged(ranged, addressType: observation.addressType))
+        }
+    }
+
+    /// The latest TLM from an Eddystone beacon's address; nil for other types.
+    public func telemetry(for beacon: RangedBeacon) -> Eddystone.TLM? {
+        guard case .eddystone = beacon.frame else { return nil }
+        return telemetry[beacon.address]
+    }
+
+    mutating func remember(_ tlm: Eddystone.TLM, from address: String) {
+        if telemetry.updateValue(tlm, forKey: address) == nil {
+            telemetryOrder.append(address)
+            if telemetryOrder.count > Self.maximumTelemetry {
+                telemetry[telemetryOrder.removeFirst()] = nil
+            }
         }
     }
 }

@@ -80,7 +80,15 @@ public final class AdvertisingSession: SessionShell {
         self.runner = runner
         self.now = now
         self.log = log
+        machine.policy.telemetryMilliseconds = configuration.hasTelemetry ? Self.telemetryMilliseconds : nil
     }
+
+    /// An Eddystone-TLM's counts are written once a second (the most the specification's 0.1 s time
+    /// counter and a scanner's ~1 Hz ranging need; one data write per TLM set).
+    public static let telemetryMilliseconds: Int64 = 1000
+    /// Reads a TLM beacon's temperature source (`Telemetry.temperatureSource`) in 1/256 °C; nil: not
+    /// measured. The pump gives the reader; the core opens no file.
+    public var readTemperature: (String) -> Int16? = { _ in nil }
 
     /// What a session needs to hear: the HCI events it reacts to, and whether other programs'
     /// commands are copied to it. The session declares it; the pump installs it on the channel.
@@ -138,6 +146,23 @@ public final class AdvertisingSession: SessionShell {
                 send(.rotated(to: to))
             } catch {
                 send(.failed(.rotationStepFailed, .command(error), deviceDown: SessionError.command(error).isDeviceDown))
+            }
+        case let .refreshTelemetry(onAir, uptime):
+            guard let old = plan else { return }
+            var new = configuration
+            guard new.refreshTelemetry(onAirMilliseconds: onAir, uptimeMilliseconds: uptime, sideBySide: !old.layout.isRotation,
+                                       temperature: readTemperature) else { return }
+            do throws(SessionError) {
+                let fresh: KioskPlan
+                do { fresh = try KioskPlan(new, family: old.family, rotate: old.layout.isRotation) } catch { throw .plan(error) }
+                for step in fresh.telemetrySteps(rotationIndex: machine.rotationIndex) {
+                    do { try writeWhileAdvertising(step, fresh) } catch { throw .command(error) }
+                }
+                // The plan is the same but for the TLM's data: no adoption, the rotation goes on.
+                configuration = new
+                plan = fresh
+            } catch {
+                send(.failed(.telemetryRefreshFailed, error, deviceDown: error.isDeviceDown))
             }
         case let .reenable(handles, started):
             guard let plan else { return }
@@ -452,6 +477,8 @@ public final class AdvertisingSession: SessionShell {
     public func reload(_ new: KioskConfiguration) throws(SessionError) -> ReloadSummary {
         var new = new
         new.ownRandomAddress = ownRandomAddress
+        new.keepTelemetry(of: configuration.beacons)
+        machine.policy.telemetryMilliseconds = new.hasTelemetry ? Self.telemetryMilliseconds : nil
         guard let old = plan else {
             configuration = new
             try start()

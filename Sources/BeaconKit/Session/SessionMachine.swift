@@ -91,6 +91,8 @@ public enum RearmCause: Hashable, Sendable {
     case reloadFailed
     /// A rotation step failed; the whole plan runs again.
     case rotationStepFailed
+    /// Writing an Eddystone-TLM's fresh counts failed; the whole plan runs again.
+    case telemetryRefreshFailed
     /// After yielding: the other owner of the instance was quiet this long.
     case otherOwnerQuiet(milliseconds: Int64)
     /// The sharing mode: our kernel advertising instance was removed (another program's Remove
@@ -121,6 +123,8 @@ public struct SessionMachine: Sendable {
         /// The device keeps our placements through a power-off (the kernel's advertising instances do;
         /// a controller's own advertising does not): a reload or the stop while down removes them.
         public var placementsSurvivePowerOff = false
+        /// How often an Eddystone-TLM beacon's counts are written while on air (ms); nil: no such beacon.
+        public var telemetryMilliseconds: Int64?
         public init() {}
     }
     /// The rotation's dwell (ms) and length (0 or 1 = no rotation), set by `planAdopted`.
@@ -144,6 +148,13 @@ public struct SessionMachine: Sendable {
     /// The re-arm the session waits for, if any.
     public private(set) var pendingRearm: PendingRearm?
     private var nextRotationAt: Int64?
+    /// The next Eddystone-TLM refresh, due only on air: a timer of the on-air phase.
+    private var nextTelemetryAt: Int64?
+    /// When the session started (`started`), and the time it spent on air before the current stretch
+    /// and since when it is on air now: the TLM's time since start and its PDU count come from them.
+    public private(set) var startedAt: Int64?
+    private var onAirBefore: Int64 = 0
+    private var onAirSince: Int64?
     /// The last re-arm brought the rotation back and no swap has happened since: the beacon it
     /// brought back spent its turn in the disruption.
     private var resumedWithoutSwap = false
@@ -262,6 +273,9 @@ public struct SessionMachine: Sendable {
         case rearm(RearmCause, started: Int64, resume: Int)
         /// Swap to rotation beacon `to`; report `.rotated` or `.failed(.rotationStepFailed, ...)`.
         case rotate(to: Int)
+        /// Write the Eddystone-TLM beacons' fresh counts: `onAirMilliseconds` on air of
+        /// `uptimeMilliseconds` since the start; report `.failed(.telemetryRefreshFailed, ...)` on failure.
+        case refreshTelemetry(onAirMilliseconds: Int64, uptimeMilliseconds: Int64)
         /// Re-enable the sets a connection ended (legacy: the instance); report `.rearmed` or `.failed`.
         case reenable([UInt8], started: Int64)
         /// The cycle's off phase begins: disable every beacon.
@@ -291,7 +305,13 @@ public struct SessionMachine: Sendable {
 
     /// When the pump must deliver `.timer`; nil = no timer (an idle kiosk sleeps).
     public var nextDeadline: Int64? {
-        [nextRotationAt, pendingRearm?.at, clock.switchAt, clock.endAt, clock.disableRetryAt].compactMap { $0 }.min()
+        let telemetry = phase == .onAir ? nextTelemetryAt : nil
+        return [nextRotationAt, telemetry, pendingRearm?.at, clock.switchAt, clock.endAt, clock.disableRetryAt].compactMap { $0 }.min()
+    }
+
+    /// Milliseconds spent on air (in the on-air phase) since the start, at `now`.
+    public func onAirMilliseconds(at now: Int64) -> Int64 {
+        onAirBefore + (onAirSince.map { max(0, now - $0) } ?? 0)
     }
 
     /// Doing what it was asked to do, for the watchdog, from the phase alone: on air, off by the
@@ -316,8 +336,23 @@ public struct SessionMachine: Sendable {
     /// Whether the schedule has the beacons off (an off phase of `--cycle`).
     public var isScheduledOff: Bool { clock.isOff }
 
-    /// The transition function. Inputs after the stop (and before `start`, except `started`) change nothing.
+    /// The transition function. Inputs after the stop (and before `start`, except `started`) change
+    /// nothing. Entering the on-air phase starts its TLM timer and its stretch of time on air.
     public mutating func step(_ input: Input, now: Int64) -> [Effect] {
+        let wasOnAir = phase == .onAir
+        let effects = transition(input, now: now)
+        let isOnAir = phase == .onAir
+        if wasOnAir, !isOnAir, let since = onAirSince {
+            onAirBefore += max(0, now - since)
+            onAirSince = nil
+        } else if !wasOnAir, isOnAir {
+            onAirSince = now
+            nextTelemetryAt = policy.telemetryMilliseconds.map { now + $0 }
+        }
+        return effects
+    }
+
+    private mutating func transition(_ input: Input, now: Int64) -> [Effect] {
         switch (phase, input) {
         case (.stopped, _): return []
         case (.idle, .started), (.idle, .planAdopted), (.idle, .otherOwnerOfInstance), (.idle, .stopRequested): break
@@ -327,6 +362,7 @@ public struct SessionMachine: Sendable {
         switch input {
         case .started:
             phase = .onAir
+            startedAt = now
             clock.endAt = policy.schedule.durationMilliseconds.map { now + $0 }
             clock.switchAt = policy.schedule.cycle.map { now + $0.onMilliseconds }
             return []
@@ -547,6 +583,10 @@ public struct SessionMachine: Sendable {
         }
         if let at = nextRotationAt, at <= t, phase == .onAir, rotationLength > 1, !effects.contains(where: \.isRearm) {
             effects.append(.rotate(to: (rotationIndex + 1) % rotationLength))
+        }
+        if let at = nextTelemetryAt, at <= t, phase == .onAir, let period = policy.telemetryMilliseconds, !effects.contains(where: \.isRearm) {
+            nextTelemetryAt = t + period
+            effects.append(.refreshTelemetry(onAirMilliseconds: onAirMilliseconds(at: t), uptimeMilliseconds: t - (startedAt ?? t)))
         }
         return effects
     }

@@ -93,6 +93,11 @@ public struct SharePlan: Equatable, Sendable {
         SharePlan(index: index, beacons: beacons, instances: instances, durationSeconds: durationSeconds, method: method)
     }
 
+    /// The same instances with other frames of the same beacons (an Eddystone-TLM's fresh counts).
+    public func with(beacons: [BeaconAdvertisement]) -> SharePlan {
+        SharePlan(index: index, beacons: beacons, instances: instances, durationSeconds: durationSeconds, method: method)
+    }
+
     init(index: UInt16, beacons: [BeaconAdvertisement], instances: [UInt8], durationSeconds: UInt16, method: Method) {
         self.index = index
         self.beacons = beacons

@@ -64,7 +64,14 @@ public final class SharedAdvertisingSession: SessionShell {
         self.log = log
         machine.policy.retryMilliseconds = Self.retryMilliseconds
         machine.policy.placementsSurvivePowerOff = true   // the kernel keeps instances without a timeout
+        machine.policy.telemetryMilliseconds = beacons.contains { $0.frame.kind == .eddystoneTLM } ? Self.telemetryMilliseconds : nil
     }
+
+    /// An Eddystone-TLM instance is re-added with fresh counts every 10 s: each re-add may restart the
+    /// kernel's dwell on it, so a faster refresh could keep the kernel's rotation on the TLM.
+    public static let telemetryMilliseconds: Int64 = 10_000
+    /// Reads a TLM beacon's temperature source in 1/256 °C; nil: not measured (as `AdvertisingSession`).
+    public var readTemperature: (String) -> Int16? = { _ in nil }
 
     /// Read Advertising Features, choose our instances, add every beacon.
     public func start() throws(ShareError) {
@@ -165,6 +172,19 @@ public final class SharedAdvertisingSession: SessionShell {
                 try removeOurs()
                 try removeOrphans()
             } catch { stopError = error }
+        case let .refreshTelemetry(onAir, uptime):
+            // The kernel rotates our instances: one on air at a time.
+            var kiosk = KioskConfiguration(beacons: plan.beacons)
+            guard kiosk.refreshTelemetry(onAirMilliseconds: onAir, uptimeMilliseconds: uptime, sideBySide: false,
+                                         temperature: readTemperature) else { return }
+            let old = plan
+            plan = plan.with(beacons: kiosk.beacons)
+            do throws(ShareError) {
+                for i in plan.beacons.indices where plan.beacons[i].frame.kind == .eddystoneTLM { try add(i) }
+            } catch {
+                plan = old
+                send(.failed(.telemetryRefreshFailed, .shared(error), deviceDown: false))
+            }
         case .handBackInstance, .rotate, .reenable:
             break  // the kernel writes its own instances and rotates ours; no connection is ours to follow
         case let .note(.rearmed(cause, ms)):
@@ -220,8 +240,11 @@ public final class SharedAdvertisingSession: SessionShell {
             }
             instances += free.prefix(beacons.count - instances.count)
         }
-        let new = SharePlan(index: plan.index, beacons: beacons, instances: instances, dwellMilliseconds: dwellMilliseconds, method: plan.method)
-        let summary = ReloadSummary(old: plan.beacons, new: beacons, allUpdated: new.durationSeconds != plan.durationSeconds)
+        var kiosk = KioskConfiguration(beacons: beacons)
+        kiosk.keepTelemetry(of: plan.beacons)
+        machine.policy.telemetryMilliseconds = kiosk.hasTelemetry ? Self.telemetryMilliseconds : nil
+        let new = SharePlan(index: plan.index, beacons: kiosk.beacons, instances: instances, dwellMilliseconds: dwellMilliseconds, method: plan.method)
+        let summary = ReloadSummary(old: plan.beacons, new: kiosk.beacons, allUpdated: new.durationSeconds != plan.durationSeconds)
         pendingReload = new
         reloadError = nil
         send(.reloadRequested(inPlace: true))

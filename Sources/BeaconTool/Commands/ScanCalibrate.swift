@@ -57,7 +57,7 @@ enum Calibrate {
         if setup.json {
             ctx.stdout(JSON.object([
                 ("event", .string("calibration")), ("region", .string(region.description)),
-                ("uuid", .string(id.uuid.description)), ("major", .number(Double(id.major))), ("minor", .number(Double(id.minor))),
+            ] + ScanCommand.identityJSON(id).dropFirst() + [
                 ("samples", .number(Double(stats.sampleCount))),
                 ("rssiNotAvailable", .number(Double(calibration.unavailableCount))),
                 ("mean", .number(r(stats.mean, 2))), ("median", .number(r(stats.median, 2))),

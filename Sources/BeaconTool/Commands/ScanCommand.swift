@@ -4,13 +4,13 @@ import BeaconKit
 /// `beacon-tx scan`: ranging and region monitoring with CoreLocation's semantics.
 enum ScanCommand: Subcommand {
     static let name = "scan"
-    static let summary = "range and monitor iBeacons like CoreLocation (enter/exit, proximity, distance)"
-    static let usage = "beacon-tx scan [--device hciN] [--region UUID[:MAJOR[:MINOR]]]... [options]\n       beacon-tx scan --calibrate --region UUID[:MAJOR[:MINOR]] [--duration s] [--json]\n       beacon-tx scan --expect CONFIG... [--window s] [--duration s] [--json] [--metrics FILE]"
+    static let summary = "range and monitor beacons like CoreLocation (iBeacon, AltBeacon, Eddystone; enter/exit, proximity, distance)"
+    static let usage = "beacon-tx scan [--device hciN] [--region UUID[:MAJOR[:MINOR]] | --region NAMESPACE[:INSTANCE]]... [options]\n       beacon-tx scan --calibrate --region UUID[:MAJOR[:MINOR]] [--duration s] [--json]\n       beacon-tx scan --expect CONFIG... [--window s] [--duration s] [--json] [--metrics FILE]"
     /// The settings of the `Setting` table it takes (and no other).
     static let settings: [Setting] = [.device, .timeout]
     static let options: [OptionSpec] = [
         Setting.device.option(help: "controller (default: the first LE controller)"),
-        .value("--region", "UUID[:MAJOR[:MINOR]]", "monitor and range this region (repeatable; default: range every iBeacon)", repeatable: true),
+        .value("--region", "UUID[:MAJOR[:MINOR]]", "monitor and range this region (repeatable; default: range every beacon): iBeacons by UUID, major, minor and AltBeacons by id1, id2, id3; NAMESPACE[:INSTANCE] (20 and 12 hex digits): Eddystone-UID beacons", repeatable: true),
         .value("--duration", "s", "stop after this many seconds, 0.1–86400 (default: until Ctrl-C / SIGTERM)"),
         .value("--exit-timeout", "s", "report exit after this long without a matching beacon, 1–3600 (default 30)"),
         .value("--path-loss", "n", "path-loss exponent for distance, 1–6 (default 2: free space; 2–4 indoors)"),
@@ -19,7 +19,7 @@ enum ScanCommand: Subcommand {
         .path("--metrics", "FILE", "with --expect: keep a Prometheus textfile (heard, last seen, RSSI per expected beacon), rewritten atomically on each change"),
         .flag("--calibrate", "measure one beacon held at 1 m (exactly one --region) and suggest its measuredPower; --duration defaults to 10"),
         .flag("--json", "JSON Lines: one object per ranging update or region event (with --calibrate: one object)"),
-        .flag("--all", "also list advertisements that are not iBeacons"),
+        .flag("--all", "also list advertisements that are no beacon (Eddystone-TLM among them: ranged Eddystone beacons carry their address's TLM anyway)"),
         .flag("--active", "active scanning (send scan requests)"),
         Setting.timeout.option,
         .flag("--verbose", "log every HCI command and event (btmon style) on stderr"),
@@ -56,7 +56,9 @@ enum ScanCommand: Subcommand {
                 case let .invalidUUID(u): _ = try Validate.uuid("--region", u)
                 case .empty: break
                 case let .tooManyFields(_, count):
-                    throw .usage("--region \(Quote.user(text)): \(count) fields; expected UUID[:MAJOR[:MINOR]]")
+                    throw .usage("--region \(Quote.user(text)): \(count) fields; expected \(BeaconRegionParseError.accepted)")
+                case let .invalidInstance(value):
+                    throw .usage("--region \(Quote.user(text)): instance \(Quote.user(value)) is not 12 hex digits (an Eddystone instance is 6 bytes)")
                 case let .invalidValue(field, value):
                     throw .usage("--region \(Quote.user(text)): \(field) \(Quote.user(value)) is not an integer (accepted 0–65535)")
                 }
@@ -84,6 +86,9 @@ enum ScanCommand: Subcommand {
                 throw .usage(s.regions.isEmpty
                     ? "--calibrate needs --region UUID[:MAJOR[:MINOR]]: the one beacon held at 1 m"
                     : "--calibrate measures one beacon: give one --region, not \(s.regions.count)")
+            }
+            if s.regions[0].uuid == nil {
+                throw .usage("--calibrate measures an iBeacon's measuredPower: give its UUID[:MAJOR[:MINOR]], not an Eddystone namespace")
             }
             for other in ["--all", "--exit-timeout", "--path-loss"] where a.has(other) {
                 throw .usage("\(other) does nothing with --calibrate")
@@ -195,21 +200,23 @@ enum ScanCommand: Subcommand {
             let now = Double(ctx.monotonicMilliseconds()) / 1000
             let lastSeen = wall - max(0, now - r.lastSeen)
             if setup.json {
-                ctx.stdout(JSON.object([
-                    ("event", .string("range")), ("time", .number(rounded(wall, 3))), ("lastSeen", .number(rounded(lastSeen, 3))),
-                    ("uuid", .string(r.identity.uuid.description)), ("major", .number(Double(r.identity.major))),
-                    ("minor", .number(Double(r.identity.minor))), ("measuredPower", .number(Double(r.measuredPower))),
-                    ("address", .string(r.address)), ("addressType", .string(addressTypeName(addressType))),
-                    ("rssi", r.rssi.map { .number(Double($0)) } ?? .null),
-                    ("smoothedRssi", r.smoothedRSSI.map { .number(rounded($0, 1)) } ?? .null),
-                    ("samples", .number(Double(r.sampleCount))),
-                    ("distance", r.distance.map { .number(rounded($0, 2)) } ?? .null),
-                    ("proximity", .string(r.proximity.description)),
-                ]).compact)
+                var fields: [(String, JSON)] = [("event", .string("range")), ("time", .number(rounded(wall, 3))), ("lastSeen", .number(rounded(lastSeen, 3)))]
+                fields += identityJSON(r.identity)
+                fields.append(("measuredPower", .number(Double(r.measuredPower))))
+                if let ranging = r.frame.eddystoneRangingData { fields.append(("rangingData", .number(Double(ranging)))) }
+                fields += [("address", .string(r.address)), ("addressType", .string(addressTypeName(addressType))),
+                           ("rssi", r.rssi.map { .number(Double($0)) } ?? .null),
+                           ("smoothedRssi", r.smoothedRSSI.map { .number(rounded($0, 1)) } ?? .null),
+                           ("samples", .number(Double(r.sampleCount))),
+                           ("distance", r.distance.map { .number(rounded($0, 2)) } ?? .null),
+                           ("proximity", .string(r.proximity.description))]
+                if let t = r.telemetry { fields.append(("telemetry", telemetryJSON(t))) }
+                ctx.stdout(JSON.object(fields).compact)
             } else {
                 let rssi = r.rssi.map { "rssi \($0) dBm (avg \(r.smoothedRSSI.map { String(rounded($0, 1)) } ?? "?"))" } ?? "rssi n/a"
                 let distance = r.distance.map { "~\(rounded($0, 2)) m" } ?? "distance unknown"
-                ctx.stdout("\(clock(wall)) range \(r.identity.uuid) major \(r.identity.major) minor \(r.identity.minor)  \(rssi)  power \(r.measuredPower)  \(distance)  \(r.proximity)  \(r.address)")
+                let tlm = r.telemetry.map { "  tlm \(telemetryText($0))" } ?? ""
+                ctx.stdout("\(clock(wall)) range \(r.identity.text)  \(rssi)  power \(r.measuredPower)  \(distance)  \(r.proximity)  \(r.address)\(tlm)")
             }
         }
 
@@ -221,10 +228,7 @@ enum ScanCommand: Subcommand {
             if setup.json {
                 ctx.stdout(JSON.object([
                     ("event", .string(kind)), ("time", .number(rounded(wall, 3))), ("region", .string(region.description)),
-                    ("uuid", .string(region.uuid.description)),
-                    ("major", region.major.map { .number(Double($0)) } ?? .null),
-                    ("minor", region.minor.map { .number(Double($0)) } ?? .null),
-                ]).compact)
+                ] + regionJSON(region)).compact)
             } else {
                 ctx.stdout("\(clock(wall)) \(kind) \(region)")
             }
@@ -249,6 +253,49 @@ enum ScanCommand: Subcommand {
             func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
             return "\(two(s / 3600)):\(two(s / 60 % 60)):\(two(s % 60))Z"
         }
+    }
+
+    /// A beacon's `type` and identifiers: `"type": "ibeacon", "uuid": …, "major": 1, "minor": 2`;
+    /// `"type": "altbeacon", "id1": …, "id2": …, "id3": …`; `"type": "eddystone-uid", "namespace": …,
+    /// "instance": …`; `"type": "eddystone-url", "url": …`.
+    static func identityJSON(_ id: BeaconIdentity) -> [(String, JSON)] {
+        [("type", .string(id.kind.rawValue))] + id.fields.map { field in
+            switch field.value {
+            case let .text(t): return (field.name, .string(t))
+            case let .number(n): return (field.name, .number(Double(n)))
+            }
+        }
+    }
+
+    /// A beacon's metric labels: an iBeacon's `uuid`, `major` and `minor`; another type's `type` and
+    /// `id` (`id1 … id2 1 id3 2`, `namespace … instance …`, the URL), as `start`'s metrics label them.
+    static func identityLabels(_ id: BeaconIdentity) -> [(String, String)] {
+        if case let .iBeacon(uuid, major, minor) = id { return [("uuid", uuid.description), ("major", String(major)), ("minor", String(minor))] }
+        let kind = id.kind.rawValue
+        return [("type", kind), ("id", String(id.text.dropFirst(kind.count + 1)))]
+    }
+
+    /// A region's identifiers: `uuid`, `major`, `minor` (null: any), or `namespace`, `instance`.
+    static func regionJSON(_ region: BeaconRegion) -> [(String, JSON)] {
+        switch region.identifiers {
+        case let .uuid(uuid, major, minor):
+            return [("uuid", .string(uuid.description)), ("major", major.map { .number(Double($0)) } ?? .null),
+                    ("minor", minor.map { .number(Double($0)) } ?? .null)]
+        case let .eddystone(namespace, instance):
+            return [("namespace", .string(Hex.encode(namespace))), ("instance", instance.map { .string(Hex.encode($0)) } ?? .null)]
+        }
+    }
+
+    /// Eddystone-TLM's values: battery (mV, 0: mains powered), temperature (°C, null: not measured),
+    /// advertising PDUs and seconds since the beacon's start.
+    static func telemetryJSON(_ t: Eddystone.TLM) -> JSON {
+        .object([("batteryMillivolts", .number(Double(t.batteryMillivolts))), ("temperature", t.celsius.map { .number($0) } ?? .null),
+                 ("advertisingPDUCount", .number(Double(t.advertisingPDUCount))), ("uptimeSeconds", .number(Double(t.uptimeTenths) / 10))])
+    }
+
+    /// `battery 0 mV, temperature n/a, 1234 PDUs, up 56.7 s`.
+    static func telemetryText(_ t: Eddystone.TLM) -> String {
+        "battery \(t.batteryMillivolts) mV, temperature \(t.celsius.map { "\($0) °C" } ?? "n/a"), \(t.advertisingPDUCount) PDUs, up \(JSON.format(Double(t.uptimeTenths) / 10)) s"
     }
 
     /// JSON names of address types.

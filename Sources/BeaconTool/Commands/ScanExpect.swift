@@ -31,8 +31,8 @@ enum ScanExpect {
             guard !settings.beacons.isEmpty else {
                 throw .data("--expect \(path.display): the config lists no beacon (expected beacons come from its \"beacons\")")
             }
-            if let i = settings.beacons.firstIndex(where: { $0.iBeacon == nil }) {
-                throw .data("--expect \(path.display): beacons[\(i)] is \(settings.beacons[i].frame.kind.rawValue): scan --expect audits iBeacons only")
+            if let i = settings.beacons.firstIndex(where: { $0.frame.kind == .data }) {
+                throw .data("--expect \(path.display): beacons[\(i)] is data: scan --expect hears beacons by their identity, and raw data has none (verify checks its bytes in a capture)")
             }
             s.configs.append((path, settings.beacons))
         }
@@ -44,8 +44,9 @@ enum ScanExpect {
     static func run(_ a: ParsedArguments, _ setup: ScanCommand.Setup, _ session: OpenedDevice, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         let expect = try parse(a)
         func seconds() -> Double { Double(ctx.monotonicMilliseconds()) / 1000 }
+        // An Eddystone-TLM beacon names no beacon of its own: it is heard with its UID or URL beacon.
         let expected = expect.configs.flatMap(\.beacons).compactMap { e in
-            e.iBeacon.map { ExpectedBeacon(BeaconIdentity(uuid: $0.uuid, major: $0.major, minor: $0.minor), identifier: e.identifier) }
+            BeaconIdentity(e.frame).map { ExpectedBeacon($0, identifier: e.identifier) }
         }
         var audit = BeaconAudit(expected: expected, window: expect.window, at: seconds())
         let report = Report(device: session.name, json: setup.json, metrics: expect.metrics, ctx: ctx)
@@ -173,21 +174,19 @@ enum ScanExpect {
                 }
                 let name = identifier(id, audit)
                 if json {
-                    ctx.stdout(JSON.object([
-                        ("event", .string(kind)), ("time", .number(ScanCommand.rounded(wallNow, 3))), ("device", .string(device)),
-                        ("identifier", name.map(JSON.string) ?? .null), ("uuid", .string(id.uuid.description)),
-                        ("major", .number(Double(id.major))), ("minor", .number(Double(id.minor))),
-                    ]).compact)
+                    let head: [(String, JSON)] = [("event", .string(kind)), ("time", .number(ScanCommand.rounded(wallNow, 3))), ("device", .string(device)),
+                                                  ("identifier", name.map(JSON.string) ?? .null)]
+                    ctx.stdout(JSON.object(head + ScanCommand.identityJSON(id)).compact)
                 } else {
-                    ctx.stdout("\(ScanCommand.Output(setup: .init(), ctx: ctx).clock(wallNow)) \(kind) " + (name.map { "\($0) " } ?? "") + "\(id.uuid) major \(id.major) minor \(id.minor)")
+                    let clock = ScanCommand.Output(setup: .init(), ctx: ctx).clock(wallNow)
+                    ctx.stdout("\(clock) \(kind) " + (name.map { "\($0) " } ?? "") + id.text)
                 }
             }
         }
 
         func entryJSON(_ e: AuditEntry) -> JSON {
-            .object([
-                ("identifier", e.identifier.map(JSON.string) ?? .null), ("uuid", .string(e.identity.uuid.description)),
-                ("major", .number(Double(e.identity.major))), ("minor", .number(Double(e.identity.minor))),
+            let head: [(String, JSON)] = [("identifier", e.identifier.map(JSON.string) ?? .null)] + ScanCommand.identityJSON(e.identity)
+            return .object(head + [
                 ("heard", .bool(e.heard)), ("lastSeen", e.lastSeen.map { .number(ScanCommand.rounded(wall($0), 3)) } ?? .null),
                 ("reports", .number(Double(e.reports))), ("reportsPerSecond", .number(ScanCommand.rounded(e.reportsPerSecond, 2))),
                 ("medianRssi", e.medianRSSI.map { .number($0) } ?? .null), ("address", e.address.map(JSON.string) ?? .null),
@@ -197,8 +196,10 @@ enum ScanExpect {
         func entryText(_ e: AuditEntry, _ status: String) -> String {
             let seen = e.lastSeen.map { "last seen \(UTCTime.text(wall($0)))" } ?? "never heard"
             let rssi = e.medianRSSI.map { "median RSSI \(JSON.format($0)) dBm" } ?? "RSSI n/a"
-            return "  \(status) " + (e.identifier.map { "\($0) " } ?? "") + "\(e.identity.uuid) major \(e.identity.major) minor \(e.identity.minor): \(seen)"
-                + (e.lastSeen == nil ? "" : ", \(JSON.format(ScanCommand.rounded(e.reportsPerSecond, 2))) reports/s, \(rssi)" + (e.address.map { ", \($0)" } ?? ""))
+            let name = e.identifier.map { "\($0) " } ?? ""
+            let rate = JSON.format(ScanCommand.rounded(e.reportsPerSecond, 2))
+            let heard = e.lastSeen == nil ? "" : ", \(rate) reports/s, \(rssi)" + (e.address.map { ", \($0)" } ?? "")
+            return "  \(status) " + name + e.identity.text + ": " + seen + heard
         }
 
         func summary(_ audit: BeaconAudit) {
@@ -242,8 +243,7 @@ enum ScanExpect {
                          wall: (Double) -> Double) -> String {
             let expected = audit.expectedEntries(at: now), unexpected = audit.unexpectedEntries(at: now)
             func labels(_ e: AuditEntry) -> [(String, String)] {
-                [("device", device), ("identifier", e.identifier ?? ""), ("uuid", e.identity.uuid.description),
-                 ("major", String(e.identity.major)), ("minor", String(e.identity.minor))]
+                [("device", device), ("identifier", e.identifier ?? "")] + ScanCommand.identityLabels(e.identity)
             }
             let d = [("device", device)]
             return PrometheusText.render([

@@ -23,7 +23,7 @@ enum ShareOptions {
     /// Keyed by flag name, in `start --help` order.
     static let table: [(flag: String, support: Support)] = [
         ("--uuid", .both), ("--major", .both), ("--minor", .both), ("--power", .both), ("--identifier", .both), ("--beacon", .both),
-        ("--altbeacon", .both), ("--eddystone-uid", .both), ("--eddystone-url", .both), ("--data", .both),
+        ("--altbeacon", .both), ("--eddystone-uid", .both), ("--eddystone-url", .both), ("--data", .both), ("--eddystone-tlm", .both),
         ("--config", .both),
         ("--device", .both),
         ("--interval", .kernel("MGMT Add Extended Advertising Parameters; where the kernel refuses those, Add Advertising and the kernel's interval (noted)")),

@@ -6,7 +6,7 @@ import BeaconKit
 enum StartCommand: Subcommand {
     static let name = "start"
     static let summary = "advertise iBeacons (or AltBeacon, Eddystone, raw data) and keep them on air (or print the exact HCI commands with --dry-run)"
-    static let usage = "beacon-tx start (--uuid UUID --major N --minor N | --beacon UUID:MAJOR:MINOR[:POWER]... | --altbeacon/--eddystone-uid/--eddystone-url/--data ... | --config FILE) [options]"
+    static let usage = "beacon-tx start (--uuid UUID --major N --minor N | --beacon UUID:MAJOR:MINOR[:POWER]... | --altbeacon/--eddystone-uid/--eddystone-url/--data ... [--eddystone-tlm] | --config FILE) [options]"
     /// The settings `start` takes as flags (the same table as the config keys).
     static let settings: [Setting] = Setting.topLevel
     /// The options that make the effective configuration: the beacons, the config file and the
@@ -17,11 +17,12 @@ enum StartCommand: Subcommand {
         .value("--minor", "N", "minor, 0–65535"),
         .value("--power", "dBm", "measured power (RSSI at 1 m), -127–20 (default -59)"),
         .value("--identifier", "NAME", "region identifier (shown in output, not advertised)"),
-.value("--beacon", "UUID:MAJOR:MINOR[:POWER]", "one iBeacon of many (repeatable); replaces the config's beacons", repeatable: true),
+        .value("--beacon", "UUID:MAJOR:MINOR[:POWER]", "one iBeacon of many (repeatable); replaces the config's beacons", repeatable: true),
         .value("--altbeacon", "ID1:ID2:ID3[:RSSI]", "one AltBeacon (id1 a UUID, reference RSSI default -59; repeatable, mixes with --beacon)", repeatable: true),
         .value("--eddystone-uid", "NS:INSTANCE[:RANGING]", "one Eddystone-UID (namespace and instance: 10 and 6 bytes as hex, ranging data at 0 m default -18; repeatable)", repeatable: true),
         .value("--eddystone-url", "URL[:RANGING]", "one Eddystone-URL (at most 17 bytes encoded; a last :N, -100–20, is the ranging data; repeatable)", repeatable: true),
         .value("--data", "HEX", "one beacon of raw advertising data, AD structures of 1–31 bytes, sent as given (repeatable)", repeatable: true),
+        .flag("--eddystone-tlm", "add the Eddystone-TLM of the one Eddystone-UID or -URL beacon: its PDU count and time since start, live, from its address"),
         .path("--config", "FILE", "JSON config file (- reads stdin); flags override its values; SIGHUP re-reads it"),
     ] + settings.flatMap(\.options)
     static let options: [OptionSpec] = configurationOptions + [
@@ -39,6 +40,7 @@ enum StartCommand: Subcommand {
         "beacon-tx start --config Config/kiosk.json --dry-run --format hcitool",
         "beacon-tx start --beacon E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:1 --beacon E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:2 --dry-run",
         "beacon-tx start --altbeacon 2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6:1:2 --eddystone-url https://example.com/ --dry-run",
+        "sudo beacon-tx start --eddystone-uid 8b0ca750e7a74e14bd99:000000000001 --eddystone-tlm",
         "beacon-tx start --config Config/kiosk.json --dry-run --format btsnoop --output plan.btsnoop && btmon -r plan.btsnoop",
         "beacon-tx start --config Config/kiosk.json --dry-run --format json | jq '.start[].name'",
         "beacon-tx start --config Config/kiosk.json --dry-run --check kiosk.golden.hex   # CI: exit 1 names the field that changed",
@@ -74,6 +76,7 @@ enum StartCommand: Subcommand {
         try s.apply(settings, from: a)
         if let t = a.value(Setting.interval) { requestedInterval = Double(t.trimmingCharacters()) }
         try applyBeaconFlags(a, to: &s)
+        try applyTelemetryFlag(a, to: &s)
         if let e = ShareOptions.commandsRefusal(s) { throw e }
         if let ms = requestedInterval, ms != s.interval.milliseconds {
             ctx.note("interval \(JSON.format(ms)) ms rounded to \(s.interval.text) (units of 0.625 ms)")
@@ -134,6 +137,23 @@ enum StartCommand: Subcommand {
         } else if anyBeaconFlag {
             throw .usage("--power/--identifier need a beacon: give --uuid, --major and --minor, or --config FILE")
         }
+    }
+
+    /// `--eddystone-tlm`: an Eddystone-TLM beacon for the one Eddystone-UID or -URL beacon (from the
+    /// flags or the config), after it.
+    static func applyTelemetryFlag(_ a: ParsedArguments, to s: inout Settings) throws(CLIError) {
+        guard a.declares("--eddystone-tlm"), a.has("--eddystone-tlm") else { return }
+        let eddystone = s.beacons.indices.filter { [.eddystoneUID, .eddystoneURL].contains(s.beacons[$0].frame.kind) }
+        guard eddystone.count == 1, let i = eddystone.first else {
+            throw .usage("--eddystone-tlm accompanies one Eddystone-UID or -URL beacon, but there are \(eddystone.count)"
+                         + (eddystone.isEmpty ? " (add --eddystone-uid or --eddystone-url)" : "; give each its own in a config: type eddystone-tlm with \"of\""))
+        }
+        let tlm = BeaconFrame.telemetry(Telemetry(of: s.beacons[i].frame))
+        guard !s.beacons.contains(where: { $0.frame.identity == tlm.identity }) else {
+            throw .usage("--eddystone-tlm: beacons[\(i)] has its Eddystone-TLM in the config already")
+        }
+        s.beacons.insert(BeaconEntry(frame: tlm), at: i + 1)
+        s.origin.flag("beacons")
     }
 
     /// 1st, 2nd, 3rd, 4th, … 11th, 12th, 13th, 21st.
@@ -285,6 +305,12 @@ enum StartCommand: Subcommand {
         if detach, !s.schedule.isEmpty {
             throw .usage("--duration/--cycle need the foreground session (without --detach): nothing would switch the beacons off")
         }
+        if detach, s.kiosk.hasTelemetry {
+            throw .usage("an eddystone-tlm beacon needs the foreground session (without --detach): its PDU count and time since start are written once a second")
+        }
+        if let (i, path) = ThermalZone.unreadable(s).first {
+            throw CLIError(.noInput, "beacons[\(i)].thermalZone: \(path) holds no temperature to read (millidegrees Celsius, as /sys/class/thermal/thermal_zoneN/temp); list the zones with ls /sys/class/thermal, or drop the key (not measured)")
+        }
         // From here on the process needs only the HCI device ioctls and the terminal query: interface
         // ioctls, which CAP_NET_ADMIN would allow, fail with EPERM.
         ctx.confineIoctls(verbose: a.has("--verbose"))
@@ -356,6 +382,7 @@ enum StartCommand: Subcommand {
                                        runner: opened.runner, now: ctx.monotonicMilliseconds, log: { _ in })
         kiosk.log = { [ctx, unowned kiosk] in ctx.note($0.text(device: kiosk.device, beacons: kiosk.configuration.beacons.count)) }
         kiosk.policy.schedule = s.schedule
+        kiosk.readTemperature = ThermalZone.read
         kiosk.kernelInstances = KernelInstanceHandBack.kernelInstances(opened, family: family, timeout: s.timeoutMilliseconds,
                                                                        verbose: a.has("--verbose"), ctx)
         do { try kiosk.start() } catch {

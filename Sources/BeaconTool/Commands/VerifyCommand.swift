@@ -7,9 +7,9 @@ import BeaconKit
 enum VerifyCommand: Subcommand {
     static let name = "verify"
     static let summary = "check a btsnoop capture (btmon -w) against the config: data, parameters, answers, on air at the end (exit 0 pass, 1 fail)"
-    static let usage = "beacon-tx verify CAPTURE (--config FILE | --uuid UUID --major N --minor N | --beacon ...) [--device hciN] [--json]"
+    static let usage = "beacon-tx verify CAPTURE (--config FILE | --uuid UUID --major N --minor N | --beacon/--altbeacon/--eddystone-uid/--eddystone-url/--data ...) [--device hciN] [--json]"
     /// The flags that describe what should be on air (as `start` takes them); run-time ones are left out.
-    static let startFlags: [String] = ["--uuid", "--major", "--minor", "--power", "--identifier", "--beacon", "--config"]
+    static let startFlags: [String] = ["--uuid", "--major", "--minor", "--power", "--identifier", "--config", "--eddystone-tlm"] + StartCommand.beaconListFlags
         + [Setting.device, .interval, .connectable, .txPower, .controller, .advertisingSet, .randomAddressPerSet, .rotation].flatMap(\.options).map(\.name)
     static let options: [OptionSpec] = StartCommand.options.filter { startFlags.contains($0.name) }.map { o in
         switch o.name {

@@ -36,7 +36,7 @@ enum ConfigFile {
     }
     /// A beacon's own keys (before the overrides), as the reference and the schema describe them.
     struct BeaconField {
-        enum FieldType { case integer(ClosedRange<Int>), uuid, text(maximumLength: Int), hex(bytes: ClosedRange<Int>), url, type }
+        enum FieldType { case integer(ClosedRange<Int>), uuid, text(maximumLength: Int), hex(bytes: ClosedRange<Int>), url, type, reference, thermalZone }
         let key: String
         let type: FieldType
         /// The beacon types that take the key; empty: every type.
@@ -58,8 +58,8 @@ enum ConfigFile {
         func takes(_ kind: BeaconFrame.Kind) -> Bool { kinds.isEmpty || kinds.contains(kind) }
     }
 
-    /// The types a config names in `type` (Eddystone-TLM, which needs a session's live counts, is not one yet).
-    static let configurableKinds: [BeaconFrame.Kind] = [.iBeacon, .altBeacon, .eddystoneUID, .eddystoneURL, .data]
+    /// The types a config names in `type`.
+    static let configurableKinds: [BeaconFrame.Kind] = [.iBeacon, .altBeacon, .eddystoneUID, .eddystoneURL, .eddystoneTLM, .data]
     /// Eddystone's ranging data when none is given: the power at 0 m, 41 dB above -59 dBm at 1 m
     /// (the Eddystone specification's rule of thumb).
     static let defaultRangingData: Int8 = -18
@@ -102,6 +102,10 @@ enum ConfigFile {
         BeaconField(key: "rangingData", type: .integer(rangingDataRange), kinds: [.eddystoneUID, .eddystoneURL], required: false,
                     defaultValue: .number(Double(defaultRangingData)),
                     meaning: "eddystone-uid, eddystone-url: the ranging data (Eddystone's Tx power), the RSSI at 0 m in dBm, -100–20; null: -18"),
+        BeaconField(key: "of", type: .reference, kinds: [.eddystoneTLM], required: true, defaultValue: nil,
+                    meaning: "eddystone-tlm: the eddystone-uid or eddystone-url beacon whose telemetry this is, by its identifier (or its 0-based place in beacons); sent from that beacon's address, its advertising PDU count and time since start are live"),
+        BeaconField(key: "thermalZone", type: .thermalZone, kinds: [.eddystoneTLM], required: false, defaultValue: nil,
+                    meaning: "eddystone-tlm: where the temperature is read, a thermal zone's name (thermal_zone0: /sys/class/thermal/thermal_zone0/temp) or an absolute path to a file in millidegrees Celsius; null: not measured (0x8000)"),
         BeaconField(key: "data", type: .hex(bytes: 1...BeaconFrame.maximumDataLength), kinds: [.data], required: true, defaultValue: nil,
                     meaning: "data: the advertising data as hex, sent as it is: AD structures (length, type, data), 1–31 bytes"),
     ]
@@ -138,6 +142,7 @@ enum ConfigFile {
                 guard !items.isEmpty else { throw .data("\(prefix): beacons: the list is empty (list 1 or more beacons)") }
                 var entries: [BeaconEntry] = []
                 for (i, item) in items.enumerated() { entries.append(try beacon(item, prefix: "\(prefix): beacons[\(i)]")) }
+                try resolveTelemetry(&entries, items: items, prefix: "\(prefix): beacons")
                 if let (first, second) = firstDuplicate(entries) {
                     throw .data("\(prefix): beacons[\(second)]: the same beacon as beacons[\(first)] (\(identity(entries[second]))): "
                                 + "each beacon needs its own \(identityKeys(entries[second].frame.kind))")
@@ -204,7 +209,10 @@ enum ConfigFile {
         case .data:
             frame = try Validate.advertisingData("\(prefix).data", try fields.text("data"), code: .dataError)
         case .eddystoneTLM:
-            throw .data("\(prefix).type: eddystone-tlm is not configurable (its frame carries a session's live counts)")
+            // `of` is resolved once every beacon is read (`resolveTelemetry`).
+            var source: String?
+            if let v = json["thermalZone"], v != .null { source = try thermalZone(try fields.text("thermalZone"), field: "\(prefix).thermalZone") }
+            frame = .telemetry(Telemetry(of: .data([]), temperatureSource: source))
         }
         var entry = BeaconEntry(identifier: identifier, frame: frame)
         for o in beaconOverrides {
@@ -212,6 +220,49 @@ enum ConfigFile {
             o.apply(&entry, try o.setting.value(json: v, field: "\(prefix).\(o.setting.key)"))
         }
         return entry
+    }
+
+    /// Points each Eddystone-TLM beacon of `entries` (read from `items`) at the beacon its `of`
+    /// names: an identifier, or a 0-based place in the list; that beacon must be an Eddystone-UID
+    /// or -URL. Errors name `prefix[i].of`.
+    static func resolveTelemetry(_ entries: inout [BeaconEntry], items: [JSON], prefix: String) throws(CLIError) {
+        for i in entries.indices {
+            guard case var .telemetry(t) = entries[i].frame else { continue }
+            let field = "\(prefix)[\(i)].of"
+            let target: Int
+            switch items.indices.contains(i) ? items[i]["of"] : nil {
+            case let .string(name)?:
+                guard let j = entries.firstIndex(where: { $0.identifier == name && $0.frame.kind != .eddystoneTLM }) else {
+                    let names = entries.compactMap(\.identifier).map { "\"\($0)\"" }
+                    throw .data("\(field): no beacon has the identifier \(Quote.user(name)) (identifiers: \(names.isEmpty ? "none" : names.joined(separator: ", ")))")
+                }
+                target = j
+            case let .number(n)?:
+                guard let j = Int(exactly: n), entries.indices.contains(j) else {
+                    throw .data("\(field): \(JSON.format(n)) is no place in beacons (accepted 0–\(entries.count - 1))")
+                }
+                target = j
+            case nil, .null?:
+                throw .data("\(field): missing (required): the identifier of the eddystone-uid or eddystone-url beacon this is the telemetry of")
+            case let other?:
+                throw .data("\(field): expected an identifier (a string) or a place in beacons (an integer), found \(other.kind)")
+            }
+            let kind = entries[target].frame.kind
+            guard kind == .eddystoneUID || kind == .eddystoneURL else {
+                throw .data("\(field): beacons[\(target)] is \(kind.rawValue); Eddystone-TLM accompanies an eddystone-uid or eddystone-url beacon")
+            }
+            t.of = entries[target].frame
+            entries[i].frame = .telemetry(t)
+        }
+    }
+
+    /// `thermal_zone0` → `/sys/class/thermal/thermal_zone0/temp`; an absolute path as it is.
+    static func thermalZone(_ text: String, field: String) throws(CLIError) -> String {
+        if text.hasPrefix("/") { return text }
+        guard !text.isEmpty, text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x5F }) else {
+            throw .data("\(field): \(Quote.user(text)) is neither a thermal zone's name (thermal_zone0) nor an absolute path")
+        }
+        return "/sys/class/thermal/\(text)/temp"
     }
 
     /// A beacon object's typed fields, each error naming `prefix.key`.
@@ -262,7 +313,8 @@ enum ConfigFile {
         case .altBeacon: return "id1, id2 and id3"
         case .eddystoneUID: return "namespace and instance"
         case .eddystoneURL: return "url"
-        case .data, .eddystoneTLM: return "data"
+        case .eddystoneTLM: return "of (one Eddystone-TLM per eddystone-uid or eddystone-url beacon)"
+        case .data: return "data"
         }
     }
 

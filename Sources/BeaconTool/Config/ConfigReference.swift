@@ -198,7 +198,8 @@ enum ConfigReference {
         switch f.type {
         case .integer: type = f.required ? "integer" : "integer or null"
         case .uuid, .hex, .url: type = "string"
-        case .text, .type: type = "string or null"
+        case .text, .type, .thermalZone: type = "string or null"
+        case .reference: type = "string or integer"
         }
         let required = f.required ? (f.kinds.isEmpty ? ", required" : ", required for " + f.kinds.map(\.rawValue).joined(separator: " and ")) : ""
         return [".TP", keyTag(f.key, type + required), ManPage.roff(f.meaning) + "."]

@@ -96,6 +96,10 @@ enum ConfigSchema {
             pairs += [("type", .string("string")), ("pattern", .string(hexPattern))]
         case .url:
             pairs += [("type", .string("string")), ("pattern", .string("^https?://"))]
+        case .reference:
+            pairs += [("type", .array([.string("string"), .string("integer")])), ("minimum", .number(0))]
+        case .thermalZone:
+            pairs += [("type", types("string")), ("pattern", .string("^(/.*|[A-Za-z0-9_]+)$"))]
         case .type:
             pairs.append(("enum", .array(ConfigFile.configurableKinds.map { .string($0.rawValue) } + [.null])))
         }

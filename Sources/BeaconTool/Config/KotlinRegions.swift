@@ -33,6 +33,9 @@ enum KotlinRegions {
         case let .eddystone(.url(f)):
             return [head + "Eddystone-URL \(SwiftRegions.comment(f.url)) (id1: the URL as the frame encodes it), ranging data \(f.txPower) dBm",
                     add([bytes([f.scheme] + f.encoded)])]
+        case let .telemetry(t):
+            // The library reads a TLM frame as extra data of the beacon from its address: no region.
+            return [head + "Eddystone-TLM of \(SwiftRegions.comment(t.of.identityText)): read with EDDYSTONE_TLM_LAYOUT as that beacon's extraDataFields"]
         case .eddystone(.tlm), .data:
             return nil
         }
@@ -75,6 +78,9 @@ enum KotlinRegions {
         }
         if kinds.contains(.eddystoneURL) {
             lines.append("    beaconManager.beaconParsers.add(BeaconParser().setBeaconLayout(BeaconParser.EDDYSTONE_URL_LAYOUT))")
+        }
+        if kinds.contains(.eddystoneTLM) {
+            lines.append("    beaconManager.beaconParsers.add(BeaconParser().setBeaconLayout(BeaconParser.EDDYSTONE_TLM_LAYOUT))  // telemetry: extraDataFields")
         }
         lines += [
             "    for (region in beaconTxRegions()) {",

@@ -53,6 +53,10 @@ extension BeaconFrame {
                     ("rangingData", .number(Double(f.txPower)))]
         case let .eddystone(.url(f)): return [("type", .string(kind.rawValue)), ("url", .string(f.url)), ("rangingData", .number(Double(f.txPower)))]
         case let .eddystone(.tlm(f)): return [("type", .string(kind.rawValue))] + Eddystone.Frame.tlm(f).jsonFields
+        case let .telemetry(t):
+            // `of` as text here; a list of beacons (`Settings.beaconsJSON`) names the beacon instead.
+            return [("type", .string(kind.rawValue)), ("of", .string(t.of.identityText))]
+                + (t.temperatureSource.map { [("thermalZone", .string($0))] } ?? [])
         case let .data(d): return [("type", .string(kind.rawValue)), ("data", .string(Hex.encode(d)))]
         }
     }
@@ -118,7 +122,24 @@ struct Settings: Equatable, Sendable {
     }
 
     var json: JSON {
-        .object(Setting.topLevel.map { ($0.key, $0.read(self)) } + [("beacons", .array(beacons.map(\.json)))])
+        .object(Setting.topLevel.map { ($0.key, $0.read(self)) } + [("beacons", Self.beaconsJSON(beacons))])
+    }
+
+    /// The beacons as a config file lists them: an Eddystone-TLM's `of` names its beacon by its
+    /// identifier, or by its place in the list when it has none.
+    static func beaconsJSON(_ beacons: [BeaconEntry]) -> JSON {
+        .array(beacons.map { entry in
+            guard case let .object(pairs) = entry.json else { return entry.json }
+            return .object(naming(pairs, entry, in: beacons))
+        })
+    }
+
+    /// `pairs` of `entry` with an Eddystone-TLM's `of` as the config names its beacon: the
+    /// identifier, or the 0-based place in `beacons` when it has none.
+    static func naming(_ pairs: [(String, JSON)], _ entry: BeaconEntry, in beacons: [BeaconEntry]) -> [(String, JSON)] {
+        guard case let .telemetry(t) = entry.frame, let j = beacons.firstIndex(where: { $0.frame == t.of }) else { return pairs }
+        let of: JSON = beacons[j].identifier.map(JSON.string) ?? .number(Double(j))
+        return pairs.map { $0.0 == "of" ? ("of", of) : $0 }
     }
 
     /// Applies the flags of `settings` that `a` carries (flags over file).

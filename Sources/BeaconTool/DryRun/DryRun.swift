@@ -52,6 +52,10 @@ enum DryRun {
             let label = s.beacons.count == 1 ? "beacon:   " : "beacon \(i + 1): "
             lines.append(label + "\(entry.identifier.map { $0 + " " } ?? "")\(describe(entry.frame))" + detail(i, entry))
             lines.append((s.beacons.count == 1 ? "data:     " : "  data:   ") + "\(Hex.encode(data)) (\(data.count) bytes)")
+            if case let .telemetry(t) = entry.frame {
+                lines.append("          (as at the start: the PDU count and time since start are written live, once a second, 10 s sharing"
+                             + (t.temperatureSource.map { "; the temperature from \($0)" } ?? "") + ")")
+            }
         }
         return lines
     }
@@ -177,7 +181,7 @@ enum DryRun {
     static func beaconsJSON(_ entries: [BeaconEntry], _ advertised: [BeaconAdvertisement]) -> JSON {
         .array(zip(entries, advertised).map { entry, advertised in
             let f = advertised.frame, o = advertised.options
-            return .object([("identifier", entry.identifier.map(JSON.string) ?? .null)] + f.configJSONFields + [
+            return .object([("identifier", entry.identifier.map(JSON.string) ?? .null)] + Settings.naming(f.configJSONFields, entry, in: entries) + [
                 ("advertisingData", .string(Hex.encode(f.advertisingData))),
                 ("intervalMilliseconds", .number(o.interval.milliseconds)), ("connectable", .bool(o.connectable)),
                 ("txPower", o.txPower.map { .number(Double($0)) } ?? .null),

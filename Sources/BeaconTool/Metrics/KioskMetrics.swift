@@ -25,6 +25,8 @@ enum RearmReason: String, CaseIterable {
     case reloadFailed = "reload_failed"
     /// A rotation step failed and the whole plan ran again.
     case rotationFailed = "rotation_failed"
+    /// Writing an Eddystone-TLM's fresh counts failed and the whole plan ran again.
+    case telemetryFailed = "telemetry_failed"
     case other
 
     init(_ cause: RearmCause) {
@@ -38,6 +40,7 @@ enum RearmReason: String, CaseIterable {
         case .cycleOn: self = .schedule
         case .reloadFailed: self = .reloadFailed
         case .rotationStepFailed: self = .rotationFailed
+        case .telemetryRefreshFailed: self = .telemetryFailed
         case .otherOwnerQuiet: self = .other
         }
     }

@@ -45,7 +45,7 @@ struct SessionState: Equatable {
             ("family", family.map { .string($0.rawValue) } ?? .null),
             ("sets", .array(sets.map { .number(Double($0)) })),
             ("rotation", .bool(rotation)),
-            ("beacons", .array(beacons.map(\.json))),
+            ("beacons", Settings.beaconsJSON(beacons)),
             ("since", .number(since)),
             ("lastRearm", lastRearm.map { .object([("at", .number($0.at)), ("reason", .string($0.reason))]) } ?? .null),
         ]
@@ -111,6 +111,9 @@ struct SessionState: Equatable {
                                        major: UInt16(try number("major", in: v["major"] ?? .null, 0...65535)),
                                        minor: UInt16(try number("minor", in: v["minor"] ?? .null, 0...65535)),
                                        measuredPower: Int8(try number("measuredPower", in: v["measuredPower"] ?? .null, -128...127))))
+        }
+        do { try ConfigFile.resolveTelemetry(&beacons, items: beaconValues, prefix: "beacons") } catch {
+            throw StateFileError("field 'beacons' holds an entry that is no beacon: \(error.message)")
         }
         self.beacons = beacons
         since = try number("since", 0...1e12)

@@ -36,6 +36,7 @@ extension RearmCause {
         case let .cycleOn(ms): return "cycle: on for \(Milliseconds.seconds(ms)) s"
         case .reloadFailed: return "reload failed; the previous beacons are put back"
         case .rotationStepFailed: return "rotation step failed"
+        case .telemetryRefreshFailed: return "writing the Eddystone-TLM's counts failed"
         case let .otherOwnerQuiet(ms): return "the other owner of the advertising instance was quiet for \(Milliseconds.seconds(ms)) s"
         case let .instanceRemoved(i): return "instance \(i) was removed by another program or the kernel"
         }

@@ -60,6 +60,7 @@ final class MGMTAdapter: SessionAdapter {
                                           dwellMilliseconds: s.rotationMilliseconds, method: s.shareCommands, runner: runner, now: ctx.monotonicMilliseconds,
                                           log: { _ in })
         shared.log = { [ctx, unowned shared] in ctx.note($0.text(device: shared.device, beacons: shared.plan.beacons.count)) }
+        shared.readTemperature = ThermalZone.read
         shared.policy.schedule = s.schedule
         do { try shared.start() } catch {
             channel.close()
