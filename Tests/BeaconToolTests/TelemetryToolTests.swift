@@ -120,3 +120,26 @@ import Testing
         #expect(r.out.contains("  heard      android-app altbeacon id1 2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6 id2 1 id3 2: last seen"), "\(r.out)")
     }
 }
+
+/// `verify` of a capture in which the TLM's data is written again with fresh counts: still on air;
+/// another frame written on its set takes it off. Kills "the TLM judged by its start bytes".
+@Suite struct TelemetryVerifyTests {
+    @Test func freshCountsKeepTheTLMOnAirAndOtherDataDoesNot() throws {
+        let uid = BeaconFrame.eddystone(.uid(try #require(Eddystone.UID(namespace: Array(0..<10), instance: Array(0..<6), txPower: -18))))
+        let config = KioskConfiguration(beacons: [BeaconAdvertisement(frame: uid, options: AdvertisingOptions(interval: .standard)),
+                                                  BeaconAdvertisement(frame: .telemetry(Telemetry(of: uid)), options: AdvertisingOptions(interval: .standard))])
+        let (started, _) = try CaptureVerifierTests.started(config)
+        var m = started
+        m.at(3)
+        let fresh = Eddystone.Frame.tlm(Eddystone.TLM(advertisingPDUCount: 57, uptimeTenths: 10)).advertisingData
+        m.run(0, [PlannedCommand(.leSetExtendedAdvertisingData(handle: 0xEE, data: fresh))], status: { _ in .success })
+        let r = CaptureVerifier.verify(try CaptureFile.read(m.bytes, .fail), expected: config, controllerIndex: 0)
+        #expect(r.passed, "\(VerifyReport.text(r, file: "tlm.snoop").joined(separator: "\n"))")
+        var battery = started
+        battery.at(3)
+        let other = Eddystone.Frame.tlm(Eddystone.TLM(batteryMillivolts: 3000, advertisingPDUCount: 57, uptimeTenths: 10)).advertisingData
+        battery.run(0, [PlannedCommand(.leSetExtendedAdvertisingData(handle: 0xEE, data: other))], status: { _ in .success })
+        let bad = CaptureVerifier.verify(try CaptureFile.read(battery.bytes, .fail), expected: config, controllerIndex: 0)
+        #expect(!bad.passed)
+    }
+}

@@ -62,6 +62,12 @@ public indirect enum BeaconFrame: Hashable, Sendable {
         }
     }
 
+    /// The configured Eddystone-TLM, nil for the others.
+    public var telemetry: Telemetry? {
+        if case let .telemetry(t) = self { return t }
+        return nil
+    }
+
     /// The iBeacon, for what only an iBeacon has (CoreLocation regions, verify's field diff).
     public var iBeacon: IBeacon? {
         if case let .iBeacon(b) = self { return b }

@@ -43,7 +43,9 @@ extension CaptureVerifier.Run {
     /// When each placement was on air (one of our beacons on it on air, `OnAir`) and what changed it; when each beacon
     /// first went on air; the parameters in force when each placement last went on air.
     func replay(_ chosen: [Candidate?]) -> (events: [Placement: [CaptureReport.Event]], beaconOnAt: [Int64?], enableParams: [Placement: HCICommand]) {
-        let placed = chosen.map { $0.map { BeaconPlacement($0.placement, data: $0.data) } }
+        let placed = chosen.enumerated().map { i, c in
+            c.map { BeaconPlacement($0.placement, data: $0.data, telemetry: expected.beacons.indices.contains(i) ? expected.beacons[i].frame.telemetry : nil) }
+        }
         let ourPlacements = Set(placed.compactMap { $0?.placement })
         var events: [Placement: [CaptureReport.Event]] = [:]
         var onNow: [Placement: Bool] = [:]

@@ -12,7 +12,7 @@ public enum OnAir {
     /// Whether `beacon` is on air in `state`: its placement enabled with its data.
     public static func isOnAir(_ beacon: BeaconPlacement, in state: ControllerAdvertisingState) -> Bool {
         guard let instance = state[beacon.placement] else { return false }
-        return instance.enabled && instance.data == beacon.data
+        return instance.enabled && beacon.holds(instance.data)
     }
 
     /// For each beacon (nil: not placed, never on air), whether it is on air in `state`.
@@ -40,10 +40,30 @@ public enum OnAir {
 public struct BeaconPlacement: Hashable, Sendable {
     public var placement: ControllerAdvertisingState.Placement
     public var data: [UInt8]
+    /// A configured Eddystone-TLM: its counts are live, so any TLM frame with its configured fields
+    /// is this beacon on air.
+    public var telemetry: Telemetry?
 
-    public init(_ placement: ControllerAdvertisingState.Placement, data: [UInt8]) {
+    public init(_ placement: ControllerAdvertisingState.Placement, data: [UInt8], telemetry: Telemetry? = nil) {
         self.placement = placement
         self.data = data
+        self.telemetry = telemetry
+    }
+
+    /// Whether `onAir` (a placement's data) is this beacon's.
+    public func holds(_ onAir: [UInt8]?) -> Bool {
+        guard let onAir else { return false }
+        guard let telemetry else { return onAir == data }
+        return telemetry.isSent(as: onAir)
+    }
+}
+
+extension Telemetry {
+    /// Whether `data` is this TLM with any live values: an Eddystone-TLM frame alone (after the
+    /// Flags and the service UUID list) with the configured version, battery and measured-or-not.
+    public func isSent(as data: [UInt8]) -> Bool {
+        guard case let .tlm(f)? = Eddystone.Frame(advertisingData: data), Eddystone.Frame.tlm(f).advertisingData == data else { return false }
+        return BeaconFrame.eddystone(.tlm(f)).fields.map(\.value) == BeaconFrame.telemetry(self).fields.map(\.value)
     }
 }
 
@@ -64,10 +84,10 @@ extension KioskPlan {
     public var beaconPlacements: [BeaconPlacement] {
         switch layout {
         case let .sets(handles):
-            return zip(advertised, handles).map { BeaconPlacement(.set($0.1), data: $0.0.frame.advertisingData) }
+            return zip(advertised, handles).map { BeaconPlacement(.set($0.1), data: $0.0.frame.advertisingData, telemetry: $0.0.frame.telemetry) }
         case let .rotation(handle):
             let placement: ControllerAdvertisingState.Placement = family == .legacy ? .legacy : .set(handle)
-            return advertised.map { BeaconPlacement(placement, data: $0.frame.advertisingData) }
+            return advertised.map { BeaconPlacement(placement, data: $0.frame.advertisingData, telemetry: $0.frame.telemetry) }
         }
     }
 }
