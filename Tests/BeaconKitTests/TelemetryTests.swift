@@ -102,6 +102,23 @@ import Testing
         #expect(summary.updated == 0 && summary.unchanged == 2 && s.configuration.beacons[1].frame.advertisingData == Self.tlmData(pdus: 114, tenths: 20))
     }
 
+    /// With a thermal zone, the first frame already carries the temperature the reader gives.
+    @Test func theStartFrameCarriesTheTemperature() throws {
+        var config = Self.config()
+        config.beacons[1].frame = .telemetry(Telemetry(of: Self.uid, temperatureSource: "/zone"))
+        var started = config
+        started.beacons[1].frame = .telemetry(Telemetry(tlm: Eddystone.TLM(temperature: 0x1780, advertisingPDUCount: 0, uptimeTenths: 0),
+                                                        of: Self.uid, temperatureSource: "/zone"))
+        let plan = try KioskPlan(started, family: .extended)
+        let fake = ScriptedController(C.okSteps(plan.start))
+        let clock = Clock()
+        let s = AdvertisingSession(configuration: config, caps: try AdvertisingSessionTests.caps(extended: true), device: "hci0",
+                                   runner: HCICommandRunner(channel: fake, now: { clock.ms }), now: { clock.ms }, log: { _ in })
+        s.readTemperature = { $0 == "/zone" ? 0x1780 : nil }
+        try s.start()
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+    }
+
     /// A rotation writes fresh counts only while the TLM is on air; its next turn carries them.
     @Test func aRotationCarriesTheFreshCountsOnTheTLMsTurn() throws {
         let config = Self.config(rotation: 700)

@@ -25,7 +25,9 @@ exit(fuzzMain { input in
         total += report.data.count
         require(report.address.utf8.count == 17, "address text \(report.address)")
         if let observation = BeaconObservation(report: report, timestamp: 1) {
-            require(IBeacon(advertisingData: report.data).map(BeaconIdentity.init) == observation.identity, "observation identity")
+            // The identity of the frame the data parses to (iBeacon, AltBeacon, Eddystone-UID or -URL).
+            require(BeaconFrame(parsing: report.data).flatMap(BeaconIdentity.init) == observation.identity, "observation identity")
+            require(observation.frame.powerAtOneMetre == observation.measuredPower, "observation power at 1 m")
         }
     }
     require(total <= input.count, "reports carry more data than the event")

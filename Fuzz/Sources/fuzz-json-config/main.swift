@@ -28,6 +28,13 @@ exit(fuzzMain { input in
             case let .altBeacon(b): require(AltBeacon(advertisingData: data) == b, "configured AltBeacon round trip")
             case let .eddystone(f): require(Eddystone.Frame(advertisingData: data) == f, "configured Eddystone round trip")
             case let .data(d): require((try? BeaconFrame.checkedData(d)) == beacon.frame && d.count <= 31, "configured data not AD structures")
+            case let .telemetry(t):
+                // As at the start; with a thermal zone the session writes the measured temperature in.
+                var measured = t
+                measured.tlm.temperature = t.temperatureSource == nil ? Eddystone.TLM.temperatureNotSupported : 0
+                require(t.isSent(as: data) == (t.temperatureSource == nil) && t.isSent(as: BeaconFrame.telemetry(measured).advertisingData),
+                        "configured TLM round trip")
+                require([.eddystoneUID, .eddystoneURL].contains(t.of.kind), "a TLM of a \(t.of.kind.rawValue) beacon accepted")
             }
             if let identifier = beacon.identifier { require(identifier.unicodeScalars.allSatisfy(isPrintable), "unprintable identifier accepted") }
         }

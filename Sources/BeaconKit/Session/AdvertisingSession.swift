@@ -212,6 +212,8 @@ public final class AdvertisingSession: SessionShell {
     /// its own set, falls back to rotation when the controller has too few free sets (Memory Capacity
     /// Exceeded), and switches family once on Command Disallowed. Leaves nothing half-done on failure.
     public func start() throws(SessionError) {
+        // A TLM's first frame carries the temperature too (its counts are zero).
+        _ = configuration.refreshTelemetry(onAirMilliseconds: 0, uptimeMilliseconds: 0, sideBySide: true, temperature: readTemperature)
         let family: AdvertisingFamily
         do { family = try Advertiser.chooseFamily(configuration.family, caps, device: device) } catch { throw .start(error) }
         try putOnAir(family: family)

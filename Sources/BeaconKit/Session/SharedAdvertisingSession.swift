@@ -81,7 +81,10 @@ public final class SharedAdvertisingSession: SessionShell {
             throw .noFreeInstances(device: device, beacons: plan.beacons.count, maxInstances: features.maxInstances, inUse: features.instances)
         }
         let method: SharePlan.Method = pinnedMethod ?? (features.supportedFlags.contains(.intervalParameters) ? .extended : .addAdvertising)
-        plan = SharePlan(index: plan.index, beacons: plan.beacons, instances: free, durationSeconds: plan.durationSeconds, method: method)
+        // A TLM's first frame carries the temperature too (its counts are zero).
+        var kiosk = KioskConfiguration(beacons: plan.beacons)
+        _ = kiosk.refreshTelemetry(onAirMilliseconds: 0, uptimeMilliseconds: 0, sideBySide: false, temperature: readTemperature)
+        plan = SharePlan(index: plan.index, beacons: kiosk.beacons, instances: free, durationSeconds: plan.durationSeconds, method: method)
         for i in plan.beacons.indices { try add(i) }
         send(.started)
     }
