@@ -200,16 +200,23 @@ enum ScanCommand: Subcommand {
             let now = Double(ctx.monotonicMilliseconds()) / 1000
             let lastSeen = wall - max(0, now - r.lastSeen)
             if setup.json {
-                var fields: [(String, JSON)] = [("event", .string("range")), ("time", .number(rounded(wall, 3))), ("lastSeen", .number(rounded(lastSeen, 3)))]
+                var fields: [(String, JSON)] = [("event", .string("range"))]
+                fields.append(("time", .number(rounded(wall, 3))))
+                fields.append(("lastSeen", .number(rounded(lastSeen, 3))))
                 fields += identityJSON(r.identity)
                 fields.append(("measuredPower", .number(Double(r.measuredPower))))
                 if let ranging = r.frame.eddystoneRangingData { fields.append(("rangingData", .number(Double(ranging)))) }
-                fields += [("address", .string(r.address)), ("addressType", .string(addressTypeName(addressType))),
-                           ("rssi", r.rssi.map { .number(Double($0)) } ?? .null),
-                           ("smoothedRssi", r.smoothedRSSI.map { .number(rounded($0, 1)) } ?? .null),
-                           ("samples", .number(Double(r.sampleCount))),
-                           ("distance", r.distance.map { .number(rounded($0, 2)) } ?? .null),
-                           ("proximity", .string(r.proximity.description))]
+                // One append each: Swift 6.0.3 (the aarch64 toolchain) gives up on one literal of them all.
+                let rssi: JSON = r.rssi.map { .number(Double($0)) } ?? .null
+                let smoothed: JSON = r.smoothedRSSI.map { .number(rounded($0, 1)) } ?? .null
+                let distance: JSON = r.distance.map { .number(rounded($0, 2)) } ?? .null
+                fields.append(("address", .string(r.address)))
+                fields.append(("addressType", .string(addressTypeName(addressType))))
+                fields.append(("rssi", rssi))
+                fields.append(("smoothedRssi", smoothed))
+                fields.append(("samples", .number(Double(r.sampleCount))))
+                fields.append(("distance", distance))
+                fields.append(("proximity", .string(r.proximity.description)))
                 if let t = r.telemetry { fields.append(("telemetry", telemetryJSON(t))) }
                 ctx.stdout(JSON.object(fields).compact)
             } else {
