@@ -567,7 +567,11 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
         let r = ServiceReporter(ctx, device: "hci0")
         func state() throws -> SessionState { try StateStore.read(dir + "/hci0.json").get() }
 
-        r.onAir(family: .extended, beacons: [lobby, lobby], sets: [3, 4])
+        func sets(_ numbers: [UInt8], _ beacons: [BeaconEntry], rearmedAt: Int64? = nil) -> OnAirSnapshot {
+            OnAirSnapshot(family: .extended, placement: .sets(numbers), numbers: numbers, beacons: beacons,
+                          lastRearm: rearmedAt.map { (.deviceUp, $0) })
+        }
+        r.onAir(sets([3, 4], [lobby, lobby]))
         #expect(listener.drain() == ["READY=1\nSTATUS=2 beacons on air on hci0 (extended sets 3, 4)"])
         #expect(try state() == SessionState(device: "hci0", pid: 4242, onAir: true, status: "2 beacons on air on hci0 (extended sets 3, 4)",
                                             family: .extended, sets: [3, 4], beacons: [lobby, lobby], since: 1_800_000_000))
@@ -584,25 +588,25 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
 
         // Re-armed 2 s ago (monotonic 108 000), reported now.
         wall += 5; mono += 5_000
-        r.onAir(family: .extended, beacons: [lobby, lobby], sets: [3, 4], rearmReason: "hci0 came back up", rearmedAt: 113_000)
+        r.onAir(sets([3, 4], [lobby, lobby], rearmedAt: 113_000))
         #expect(listener.drain() == ["STATUS=2 beacons on air on hci0 (extended sets 3, 4)"], "no second READY=1")
-        #expect(try state().lastRearm == .init(at: 1_800_000_063, reason: "hci0 came back up"))
+        #expect(try state().lastRearm == .init(at: 1_800_000_063, reason: "hci0 up again"))
         #expect(try state().since == 1_800_000_065)
 
         // SIGHUP: RELOADING, then READY with the new set of beacons; the old re-arm is not re-dated.
         wall += 10; mono += 10_000
         r.reloading()
-        r.onAir(family: .extended, beacons: [lobby], sets: [3], rearmReason: "hci0 came back up", rearmedAt: 113_000)
+        r.onAir(sets([3], [lobby], rearmedAt: 113_000))
         #expect(listener.drain() == [
             "RELOADING=1\nMONOTONIC_USEC=123456789\nSTATUS=reloading the configuration",
             "READY=1\nSTATUS=1 beacon on air on hci0 (extended set 3)",
         ])
-        #expect(try state().lastRearm == .init(at: 1_800_000_063, reason: "hci0 came back up"))
+        #expect(try state().lastRearm == .init(at: 1_800_000_063, reason: "hci0 up again"))
         #expect(try state().beacons == [lobby])
         #expect(try state().since == 1_800_000_065, "on air without a gap since the re-arm")
 
         // Nothing changed: no datagram, no write.
-        r.onAir(family: .extended, beacons: [lobby], sets: [3], rearmReason: "hci0 came back up", rearmedAt: 113_000)
+        r.onAir(sets([3], [lobby], rearmedAt: 113_000))
         #expect(listener.drain().isEmpty)
 
         r.stopping()
@@ -618,7 +622,7 @@ func service(_ env: [String: String], stateDirectory: String? = nil, journal: Bo
                               monotonicMilliseconds: { 0 }, wallClockSeconds: { 0 })
         ctx.service = service([:], stateDirectory: "/proc/beacon-tx-nowhere", journal: true)
         let r = ServiceReporter(ctx, device: "hci0")
-        r.onAir(family: .legacy, beacons: [lobby], sets: [])
+        r.onAir(OnAirSnapshot(family: .legacy, placement: .rotation(turn: 0), beacons: [lobby]))
         r.offAir("hci0 down; waiting to re-arm")
         #expect(warnings == ["<4>beacon-tx: no writable runtime directory for the state file (tried /proc/beacon-tx-nowhere); 'beacon-tx status' will not see hci0"])
     }

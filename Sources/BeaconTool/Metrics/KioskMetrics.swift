@@ -188,51 +188,28 @@ final class KioskMetricsFile {
         KioskMetricsFile(path: path, device: device, ctx)
     }
 
-    /// The session as it is now, with the settings on air.
-    func update(_ kiosk: AdvertisingSession, _ s: Settings) {
-        let plan = kiosk.plan
-        let rotation = (plan?.layout.isRotation ?? false) && s.beacons.count > 1
-        let placement: BeaconOnAir.Placement
-        switch plan?.layout {
-        case let .sets(handles)?: placement = .sets(handles)
-        case .rotation?: placement = .rotation(turn: kiosk.machine.rotationIndex)
-        case nil: placement = .sets([])
-        }
-        update(kiosk.machine, family: plan?.family, sets: plan.map { $0.family == .extended ? $0.handles : [] } ?? [],
-               rotation: rotation, beacons: s.beacons, placement: placement)
-    }
-
-    /// The sharing mode's session: our kernel instances (on an extended controller the kernel gives
-    /// each the advertising set of its number), rotated by the kernel on a legacy one (`rotation`,
-    /// the adapter's `rotates`).
-    func update(_ shared: SharedAdvertisingSession, family: AdvertisingFamily, rotation: Bool, _ s: Settings) {
-        update(shared.machine, family: family, sets: family == .extended ? shared.plan.instances : [],
-               rotation: rotation, beacons: s.beacons, placement: rotation ? .kernelRotation : .sets(shared.plan.instances))
-    }
-
-    /// Either mode, by its machine's account: running until stopped, on air in the on-air phase.
-    private func update(_ machine: SessionMachine, family: AdvertisingFamily?, sets: [UInt8], rotation: Bool, beacons: [BeaconEntry],
-                        placement: BeaconOnAir.Placement) {
+    /// The session as it is now (`snapshot`, the one account `STATUS=` and the state file read too):
+    /// running until stopped, on air in the on-air phase.
+    func update(_ snapshot: OnAirSnapshot) {
         var next = metrics
-        next.running = machine.phase != .stopped
-        next.onAir = machine.phase == .onAir
-        if case .offPhase = machine.phase { next.scheduledOff = true } else { next.scheduledOff = false }
-        if let family {
+        next.running = snapshot.phase != .stopped
+        next.onAir = snapshot.onAir
+        if case .offPhase = snapshot.phase { next.scheduledOff = true } else { next.scheduledOff = false }
+        if let family = snapshot.family {
             next.family = family
-            next.sets = sets
-            next.rotation = rotation
+            next.sets = snapshot.sets
+            next.rotation = snapshot.rotation
         }
-        next.beacons = beacons
-        next.beaconOnAir = BeaconOnAir.states(machine.phase, placement, beacons: beacons.count)
-        let count = machine.rearmCount
-        if count > seenRearms, let last = machine.lastRearm {
-            next.rearms[RearmReason(last.cause), default: 0] += count - seenRearms
+        next.beacons = snapshot.beacons
+        next.beaconOnAir = snapshot.beaconOnAir
+        if snapshot.rearmCount > seenRearms, let last = snapshot.lastRearm {
+            next.rearms[RearmReason(last.cause), default: 0] += snapshot.rearmCount - seenRearms
             let ago = Double(max(0, ctx.monotonicMilliseconds() - last.at)) / 1000
             next.lastRearm = ctx.wallClockSeconds() - ago
         }
-        seenRearms = count
-        next.rearmFailures = machine.failedRearmCount
-        next.yields = machine.yieldCount
+        seenRearms = snapshot.rearmCount
+        next.rearmFailures = snapshot.failedRearmCount
+        next.yields = snapshot.yieldCount
         save(next)
     }
 

@@ -4,9 +4,9 @@ import BeaconKit
 /// What a foreground advertising session on one device tells its supervisor and `beacon-tx
 /// status`: sd_notify messages (`ServiceNotifier`) and the device's state file (`StateStore`),
 /// both from one call per change. The session loop calls:
-/// - `onAir(family:beacons:sets:rotation:rearmReason:)` once every beacon is on air (first start,
-///   after a re-arm with its reason, after a reload): state file, `STATUS=`, and `READY=1` the
-///   first time and after `reloading()`;
+/// - `onAir(_:)` once every beacon is on air (first start, after a re-arm with its reason, after a
+///   reload), with the session's `OnAirSnapshot`: state file, `STATUS=`, and `READY=1` the first
+///   time and after `reloading()`;
 /// - `waiting(_:)` while `start` waits for its device to appear: state file, `STATUS=` and `READY=1`;
 /// - `offAir(_:)` when nothing is on air any more, with why (the `STATUS=` text, the device name
 ///   put in front unless it starts with it: "hci0 down; waiting to re-arm");
@@ -38,41 +38,18 @@ final class ServiceReporter {
 
     var notifier: ServiceNotifier { ctx.service.notifier }
 
-    /// - Parameters:
-    ///   - rearmReason: why the controller was just set up again, or nil.
-    ///   - rearmedAt: when (monotonic ms) that re-arm happened: the state file gets the wall-clock
-    ///     time of the re-arm itself, so the same re-arm reported again (a reload, a later change)
-    ///     keeps its time. Without it, the re-arm is dated now.
-    ///   - displacing: whose advertising the beacons displace on a single instance (said in `STATUS=`).
-    ///   - ownAddress: the random static address the beacons go on air from when the controller has
-    ///     no public address (said in `STATUS=`, so status and doctor show it).
-    func onAir(family: AdvertisingFamily, beacons: [BeaconEntry], sets: [UInt8], rotation: Bool = false,
-               rearmReason: String? = nil, rearmedAt: Int64? = nil, displacing: String? = nil, ownAddress: [UInt8]? = nil) {
-        let text = SessionState.onAirText(device: device, count: beacons.count, family: family, sets: sets, rotation: rotation)
-            + (ownAddress.map { "; from random static address \(StaticRandomAddress.text($0)) (no public address)" } ?? "")
-            + (displacing.map { "; displacing \($0) (--share shares the instance)" } ?? "")
-        report(text, family: family, beacons: beacons, sets: sets, rotation: rotation, rearmReason: rearmReason, rearmedAt: rearmedAt)
-    }
-
-    /// The sharing mode is on air: our beacons are the kernel's advertising instances `instances`,
-    /// taking turns (`rotation`) when the kernel rotates them on a legacy controller's one instance.
-    func onAirShared(family: AdvertisingFamily, beacons: [BeaconEntry], instances: [UInt8], rotation: Bool,
-                     readdReason: String? = nil, readdAt: Int64? = nil) {
-        let text = "\(beacons.count == 1 ? "1 beacon" : "\(beacons.count) beacons") on air on \(device) (shared: kernel advertising instance\(instances.count == 1 ? "" : "s") \(SessionState.setList(instances)))"
-        report(text, family: family, beacons: beacons, sets: instances, rotation: rotation, rearmReason: readdReason, rearmedAt: readdAt)
-    }
-
-    /// Either mode on air: the state file (`since` kept while on air; a re-arm dated when it
-    /// happened) and `STATUS=`.
-    private func report(_ text: String, family: AdvertisingFamily, beacons: [BeaconEntry], sets: [UInt8], rotation: Bool,
-                        rearmReason: String?, rearmedAt: Int64?) {
+    /// Every beacon is on air (`snapshot`, the session's one account of it): the state file
+    /// (`since` kept while on air; the last re-arm dated when it happened, so the same re-arm
+    /// reported again keeps its time) and `STATUS=`.
+    func onAir(_ snapshot: OnAirSnapshot) {
+        let text = snapshot.text(device: device)
         let now = ctx.wallClockSeconds()
-        var next = SessionState(device: device, pid: ctx.service.pid, onAir: true, status: text, family: family, sets: sets,
-                                rotation: rotation, beacons: beacons, since: now, lastRearm: state?.lastRearm)
+        var next = SessionState(device: device, pid: ctx.service.pid, onAir: true, status: text, family: snapshot.family ?? .legacy,
+                                sets: snapshot.numbers, rotation: snapshot.rotation, beacons: snapshot.beacons, since: now, lastRearm: state?.lastRearm)
         if let old = state, old.onAir { next.since = old.since }
-        if let rearmReason {
-            let ago = rearmedAt.map { Double(max(0, ctx.monotonicMilliseconds() - $0)) / 1000 } ?? 0
-            next.lastRearm = .init(at: now - ago, reason: rearmReason)
+        if let last = snapshot.lastRearm {
+            let ago = Double(max(0, ctx.monotonicMilliseconds() - last.at)) / 1000
+            next.lastRearm = .init(at: now - ago, reason: last.cause.text(device: device))
         }
         save(next)
         announce(text)

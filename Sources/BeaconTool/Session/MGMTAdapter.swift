@@ -115,21 +115,14 @@ final class MGMTAdapter: SessionAdapter {
         shared.handleKept()
     }
 
-    func reportOnAir(_ service: ServiceReporter, _ s: Settings) {
-        guard shared.phase == .onAir else { return }
-        let readd = shared.machine.rearmCount > reportedReadds ? shared.machine.lastRearm : nil
-        service.onAirShared(family: family, beacons: s.beacons, instances: shared.plan.instances, rotation: rotates,
-                            readdReason: readd?.cause.text(device: device), readdAt: readd?.at)
-        reportedReadds = shared.machine.rearmCount
+    /// Our kernel instances: on a legacy controller the kernel rotates them on the one advertising
+    /// instance; an extended one gives each instance the set of its number.
+    func snapshot(_ s: Settings) -> OnAirSnapshot {
+        let instances = shared.plan.instances
+        let rotates = family == .legacy && instances.count > 1
+        return OnAirSnapshot(shared.machine, family: family, placement: rotates ? .kernelRotation : .sets(instances), numbers: instances,
+                             shared: true, beacons: s.beacons)
     }
-    private var reportedReadds = 0
-
-    /// Whether our beacons take turns: on a legacy controller the kernel rotates its instances on the
-    /// one advertising instance; an extended one gives each instance the set of its number. The
-    /// state file, `STATUS=` and the metrics read this one answer.
-    var rotates: Bool { family == .legacy && shared.plan.instances.count > 1 }
-
-    func updateMetrics(_ metrics: KioskMetricsFile, _ s: Settings) { metrics.update(shared, family: family, rotation: rotates, s) }
 
     /// A setting the sharing mode cannot carry out is refused like a bad file.
     func reload(_ new: Settings) throws(CLIError) -> SessionReload {

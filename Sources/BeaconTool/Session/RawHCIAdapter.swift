@@ -52,15 +52,21 @@ final class RawHCIAdapter: SessionAdapter {
 
     func timerExpired() { kiosk.timerExpired() }
 
-    /// The state file and sd_notify: what is on air now (nothing while the machine is off air).
-    func reportOnAir(_ service: ServiceReporter, _ s: Settings) {
-        guard let plan = kiosk.plan, kiosk.phase == .onAir else { return }
-        service.onAir(family: plan.family, beacons: s.beacons, sets: plan.handles, rotation: plan.layout.isRotation && s.beacons.count > 1,
-                      rearmReason: kiosk.machine.lastRearm?.cause.text(device: kiosk.device), rearmedAt: kiosk.machine.lastRearm?.at,
-                      displacing: kiosk.displacedOwner?.text, ownAddress: kiosk.ownRandomAddress)
+    /// Its sets, or the rotation with its turn, from the plan on air (none before the first start).
+    func snapshot(_ s: Settings) -> OnAirSnapshot {
+        let plan = kiosk.plan
+        let placement: BeaconOnAir.Placement
+        switch plan?.layout {
+        case let .sets(handles)?: placement = .sets(handles)
+        case .rotation?: placement = .rotation(turn: kiosk.machine.rotationIndex)
+        case nil: placement = .sets([])
+        }
+        var snapshot = OnAirSnapshot(kiosk.machine, family: plan?.family, placement: placement, numbers: plan?.handles ?? [], shared: false,
+                                     beacons: s.beacons)
+        snapshot.displacing = kiosk.displacedOwner?.text
+        snapshot.ownAddress = kiosk.ownRandomAddress
+        return snapshot
     }
-
-    func updateMetrics(_ metrics: KioskMetricsFile, _ s: Settings) { metrics.update(kiosk, s) }
 
     func reload(_ new: Settings) throws(CLIError) -> SessionReload {
         do {

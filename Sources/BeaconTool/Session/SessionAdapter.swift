@@ -20,9 +20,9 @@ protocol SessionAdapter: AnyObject {
     func receive(timeoutMilliseconds: Int) throws(CLIError) -> SessionWake
     /// The machine's deadline passed.
     func timerExpired()
-    /// The state file and sd_notify: what is on air now.
-    func reportOnAir(_ service: ServiceReporter, _ s: Settings)
-    func updateMetrics(_ metrics: KioskMetricsFile, _ s: Settings)
+    /// What is on air now, with the settings on air: the one value `STATUS=`, the state file and the
+    /// metrics read.
+    func snapshot(_ s: Settings) -> OnAirSnapshot
     /// Applies new settings; returns what the reload changed, after "N unchanged, …" (or throws why not).
     func reload(_ new: Settings) throws(CLIError) -> SessionReload
     /// Takes our beacons off air and ends the session; returns what was done, for the stop note.

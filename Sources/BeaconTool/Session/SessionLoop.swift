@@ -43,20 +43,28 @@ final class SessionLoop {
         metrics = KioskMetricsFile.make(settings.metrics, device: adapter.device, ctx)
         adapter.onChange = { [unowned self] phase in
             // The phase's sentence is rendered here, at the edge: a wait is a warning, the cycle's off phase a note.
-            if phase == .onAir {
-                adapter.reportOnAir(service, settings)
+            let snapshot = adapter.snapshot(settings)
+            if snapshot.onAir {
+                service.onAir(snapshot)
             } else if let why = phase.text(device: adapter.device) {
                 if phase.isWaiting { ctx.warn(why) } else { ctx.note(why) }
                 service.offAir(why)
             }
-            if let metrics { adapter.updateMetrics(metrics, settings) }
+            metrics?.update(snapshot)
         }
-        adapter.reportOnAir(service, settings)
-        if let metrics { adapter.updateMetrics(metrics, settings) }
+        publish()
         watchdog = service.watchdog
         if !ctx.service.isSupervised {
             ctx.note("press Ctrl-C (or send SIGTERM) to stop" + (arguments.has("--config") ? "; SIGHUP re-reads the config" : ""))
         }
+    }
+
+    /// One snapshot to the state file and `STATUS=` (on air; otherwise `offAir`'s text, if any) and
+    /// to the metrics.
+    private func publish(offAir why: String? = nil) {
+        let snapshot = adapter.snapshot(settings)
+        if snapshot.onAir { service.onAir(snapshot) } else if let why { service.offAir(why) }
+        metrics?.update(snapshot)
     }
 
     /// The metrics file's final state; the callback let go.
@@ -101,7 +109,7 @@ final class SessionLoop {
             case .timedOut:
                 if let until = unpluggedUntil, ctx.monotonicMilliseconds() >= until { throw unpluggedTooLong() }
                 adapter.timerExpired()
-                if let metrics { adapter.updateMetrics(metrics, settings) }   // a rotation's turn (written only when the file changes)
+                metrics?.update(adapter.snapshot(settings))   // a rotation's turn (written only when the file changes)
             }
         }
         if adapter.machine.finished { return try stop("schedule done") }
@@ -109,13 +117,8 @@ final class SessionLoop {
         if signal == Self.sighup, let path = arguments.path("--config")?.display {
             service.reloading()
             let applied = reload(path)
-            if adapter.machine.phase == .onAir {
-                adapter.reportOnAir(service, settings)
-            } else if let why = adapter.machine.phase.text(device: adapter.device) {
-                service.offAir(why)
-            }
             metrics?.reloaded(applied: applied)
-            if let metrics { adapter.updateMetrics(metrics, settings) }
+            publish(offAir: adapter.machine.phase.text(device: adapter.device))
             return nil
         }
         return try stop("signal \(signal)" + (signal == Self.sighup ? " (SIGHUP without --config: the terminal closed)" : ""))
@@ -133,7 +136,7 @@ final class SessionLoop {
         defer { service.stopped() }
         let away = adapter.machine.phase == .unplugged
         let what = try adapter.stop(settings)
-        if let metrics { adapter.updateMetrics(metrics, settings) }
+        metrics?.update(adapter.snapshot(settings))
         ctx.note("\(why): " + (away ? "stopped while \(adapter.address) was away (nothing was on air)" : what))
         return .success
     }
@@ -157,7 +160,7 @@ final class SessionLoop {
     private func moveMetrics(to path: FilePath?) {
         metrics?.remove()
         metrics = KioskMetricsFile.make(path, device: adapter.device, ctx)
-        if let metrics { adapter.updateMetrics(metrics, settings) }
+        metrics?.update(adapter.snapshot(settings))
     }
 
     /// SIGHUP: re-read the file (flags still override it). A bad file, or one the mode refuses, is
