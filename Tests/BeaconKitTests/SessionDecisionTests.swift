@@ -70,7 +70,7 @@ import Testing
         }
         #expect(m.isYielding)
         #expect(m.step(.reloadRequested(inPlace: true), now: 3000) == [.reload(.restart)])
-        #expect(m.policy.fightBudget.recent.isEmpty && m.pendingRearm == nil)
+        #expect(m.recentTakeovers.isEmpty && m.pendingRearm == nil)
         _ = m.step(.reloaded, now: 3001)
         #expect(m.phase == .onAir)
     }

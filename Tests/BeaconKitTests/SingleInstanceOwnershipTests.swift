@@ -113,7 +113,7 @@ import Testing
         #expect(!s.machine.isYielding)
         #expect(s.phase == .onAir)
         #expect(s.machine.lastRearm?.cause == .otherOwnerQuiet(milliseconds: 10_000))
-        #expect(s.policy.fightBudget.recent.isEmpty, "a fresh budget")
+        #expect(s.machine.recentTakeovers.isEmpty, "a fresh budget")
         #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
     }
 
@@ -156,11 +156,17 @@ import Testing
     }
 
     @Test func aBudgetCountsOnlyTakeoversInsideItsWindow() {
-        var b = FightBudget()
-        let spent = [0, 10_000, 20_000, 30_000, 31_000].map { b.noteTakeover(at: Int64($0)) }
+        let b = FightBudget()
+        var recent: [Int64] = []
+        let spent = [0, 10_000, 20_000, 30_000, 31_000].map { (t: Int64) -> Bool in
+            let r = b.takeover(at: t, after: recent)
+            recent = r.recent
+            return r.spent
+        }
         #expect(spent == [false, false, false, false, true], "at 30 s the first one has left the window")
-        var forever = FightBudget(takeovers: 0)
-        let never = (0..<100).map { forever.noteTakeover(at: Int64($0)) }
+        #expect(recent == [10_000, 20_000, 30_000, 31_000])
+        let forever = FightBudget(takeovers: 0)
+        let never = (0..<100).map { forever.takeover(at: Int64($0), after: []).spent }
         #expect(!never.contains(true))
         #expect(FightBudget().text == "3 takeovers in 30 s")
     }

@@ -138,6 +138,9 @@ public struct SessionMachine: Sendable {
     public private(set) var rotationSwaps = 0
     public private(set) var rotationIndex = 0
     public private(set) var yieldCount = 0
+    /// When the takeovers inside the fight budget's window happened (monotonic ms): the budget is a
+    /// knob, these times are state.
+    public private(set) var recentTakeovers: [Int64] = []
     /// The schedule has run out (duration passed, or the last cycle ended).
     public private(set) var finished = false
 
@@ -526,7 +529,7 @@ public struct SessionMachine: Sendable {
         case .deviceDown: return .offAir(removeOld: policy.placementsSurvivePowerOff)
         case .onAir, .connected: if inPlace, pendingRearm == nil { return .inPlace }
         case .yielding:
-            policy.fightBudget.reset()
+            recentTakeovers = []
             pendingRearm = nil
         default: break
         }
@@ -636,11 +639,15 @@ public struct SessionMachine: Sendable {
             }
             return []
         }
-        if takeover, policy.fightBudget.noteTakeover(at: now) {
-            yield(after: cause, now: now)
-            return []
+        if takeover {
+            let budget = policy.fightBudget.takeover(at: now, after: recentTakeovers)
+            recentTakeovers = budget.recent
+            if budget.spent {
+                yield(after: cause, now: now)
+                return []
+            }
         }
-        if isYielding { policy.fightBudget.reset() }
+        if isYielding { recentTakeovers = [] }
         pendingRearm = nil
         pendingDisruption = nil
         let started = triggeredAt ?? now
@@ -665,7 +672,7 @@ public struct SessionMachine: Sendable {
         pendingDisruption = nil
         nextRotationAt = nil
         pendingRearm = .init(at: now + policy.fightBudget.quietMilliseconds, cause: quietCause, takeover: false)
-        phase = .yielding(.init(takeovers: policy.fightBudget.recent.count, windowMilliseconds: policy.fightBudget.windowMilliseconds,
+        phase = .yielding(.init(takeovers: recentTakeovers.count, windowMilliseconds: policy.fightBudget.windowMilliseconds,
                                 quietMilliseconds: policy.fightBudget.quietMilliseconds, last: cause))
     }
 }

@@ -84,8 +84,6 @@ public struct FightBudget: Hashable, Sendable {
     public var takeovers: Int
     public var windowMilliseconds: Int64
     public var quietMilliseconds: Int64
-    /// When the takeovers inside the window happened (monotonic ms).
-    public private(set) var recent: [Int64] = []
 
     public static let defaultTakeovers = 3
     public static let defaultWindowMilliseconds: Int64 = 30_000
@@ -98,16 +96,14 @@ public struct FightBudget: Hashable, Sendable {
         self.quietMilliseconds = quietMilliseconds
     }
 
-    /// Notes one takeover at `t`; true when it is one too many: the session yields instead of
-    /// re-arming. A budget of 0 takeovers never yields (fight forever).
-    public mutating func noteTakeover(at t: Int64) -> Bool {
-        guard takeovers > 0 else { return false }
-        recent = recent.filter { t - $0 < windowMilliseconds } + [t]
-        return recent.count > takeovers
+    /// The takeovers at `t` and before it that are still inside the window (`recent`, monotonic ms,
+    /// the caller's state), and whether they are one too many: the session yields instead of
+    /// re-arming. A budget of 0 takeovers never yields (fight forever) and keeps no times.
+    public func takeover(at t: Int64, after recent: [Int64]) -> (recent: [Int64], spent: Bool) {
+        guard takeovers > 0 else { return ([], false) }
+        let inWindow = recent.filter { t - $0 < windowMilliseconds } + [t]
+        return (inWindow, inWindow.count > takeovers)
     }
-
-    /// A fresh budget (after a yield ended).
-    public mutating func reset() { recent = [] }
 
     /// "3 takeovers in 30 s", for notes.
     public var text: String { "\(takeovers) takeover\(takeovers == 1 ? "" : "s") in \(Milliseconds.seconds(windowMilliseconds)) s" }
