@@ -83,6 +83,26 @@ import Testing
         #expect(m.isHealthy)
     }
 
+    /// The unplug wait is a timer of the unplugged phase: the device's return cancels it, a second
+    /// unregistration does not move it, and its expiry ends the session (`deviceLost`).
+    @Test func theUnplugWaitIsATimerOfTheUnpluggedPhase() {
+        var m = onAir(rotation: 0)
+        m.policy.unplugWaitMilliseconds = 5000
+        _ = m.step(.deviceGone, now: 1000)
+        #expect(m.unplugDeadline == 6000 && m.nextDeadline == 6000)
+        _ = m.step(.deviceGone, now: 2000)
+        #expect(m.unplugDeadline == 6000, "the wait counts from the first unregistration")
+        _ = m.step(.deviceBack, now: 3000)
+        _ = m.step(.rearmed(.deviceReturned, started: 3000, rotationIndex: 0), now: 3100)
+        #expect(m.unplugDeadline == nil && m.nextDeadline == nil && !m.deviceLost, "back on air: the timer is cancelled")
+        _ = m.step(.deviceGone, now: 10_000)
+        #expect(m.step(.timer, now: 14_999) == [] && !m.deviceLost)
+        #expect(m.step(.timer, now: 15_000) == [] && m.deviceLost && m.nextDeadline == nil)
+        var forever = onAir(rotation: 0)
+        _ = forever.step(.deviceGone, now: 1000)
+        #expect(forever.nextDeadline == nil, "no wait configured: none")
+    }
+
     @Test func deviceDownIsWaitedForNotRetried() {
         var m = onAir()
         _ = m.step(.poweredOff, now: 100)

@@ -125,6 +125,8 @@ public struct SessionMachine: Sendable {
         public var placementsSurvivePowerOff = false
         /// How often an Eddystone-TLM beacon's counts are written while on air (ms); nil: no such beacon.
         public var telemetryMilliseconds: Int64?
+        /// How long an unregistered device is awaited (`--device-timeout`, ms); nil: for ever.
+        public var unplugWaitMilliseconds: Int64?
         public init() {}
     }
     /// The rotation's dwell (ms) and length (0 or 1 = no rotation), set by `planAdopted`.
@@ -143,6 +145,10 @@ public struct SessionMachine: Sendable {
     public private(set) var recentTakeovers: [Int64] = []
     /// The schedule has run out (duration passed, or the last cycle ended).
     public private(set) var finished = false
+    /// The unregistered device did not return within `unplugWaitMilliseconds`: the session ends.
+    public private(set) var deviceLost = false
+    /// When the unplug wait runs out: a timer of the unplugged phase.
+    public private(set) var unplugDeadline: Int64?
 
     // Timers (monotonic ms) and what each one does.
     /// The schedule's clock (`--duration`, `--cycle`): whatever else happens meanwhile, a device
@@ -309,7 +315,8 @@ public struct SessionMachine: Sendable {
     /// When the pump must deliver `.timer`; nil = no timer (an idle kiosk sleeps).
     public var nextDeadline: Int64? {
         let telemetry = phase == .onAir ? nextTelemetryAt : nil
-        return [nextRotationAt, telemetry, pendingRearm?.at, clock.switchAt, clock.endAt, clock.disableRetryAt].compactMap { $0 }.min()
+        let unplug = phase == .unplugged ? unplugDeadline : nil
+        return [nextRotationAt, telemetry, unplug, pendingRearm?.at, clock.switchAt, clock.endAt, clock.disableRetryAt].compactMap { $0 }.min()
     }
 
     /// Milliseconds spent on air (in the on-air phase) since the start, at `now`.
@@ -352,6 +359,7 @@ public struct SessionMachine: Sendable {
             onAirSince = now
             nextTelemetryAt = policy.telemetryMilliseconds.map { now + $0 }
         }
+        if phase != .unplugged { unplugDeadline = nil }
         return effects
     }
 
@@ -415,6 +423,7 @@ public struct SessionMachine: Sendable {
             pendingDisruption = nil
             pendingRearm = nil
             nextRotationAt = nil
+            if phase != .unplugged { unplugDeadline = policy.unplugWaitMilliseconds.map { now + $0 } }
             phase = .unplugged
             return []
         case .deviceBack:
@@ -567,6 +576,11 @@ public struct SessionMachine: Sendable {
     private var quietCause: RearmCause { .otherOwnerQuiet(milliseconds: policy.fightBudget.quietMilliseconds) }
 
     private mutating func timerExpired(now t: Int64) -> [Effect] {
+        if let at = unplugDeadline, phase == .unplugged, at <= t {
+            unplugDeadline = nil
+            deviceLost = true
+            return []
+        }
         if let at = clock.endAt, at <= t {
             clock.endAt = nil
             clock.switchAt = nil

@@ -84,6 +84,10 @@ final class MGMTAdapter: SessionAdapter {
     var device: String { opened.name }
     var address: String { opened.info.address }
     var machine: SessionMachine { shared.machine }
+    var policy: SessionMachine.Policy {
+        get { shared.policy }
+        set { shared.policy = newValue }
+    }
     var onChange: ((SessionPhase) -> Void)? {
         get { shared.onPhaseChange }
         set { shared.onPhaseChange = newValue }

@@ -22,6 +22,10 @@ final class RawHCIAdapter: SessionAdapter {
     var device: String { kiosk.device }
     var address: String { opened.info.address }
     var machine: SessionMachine { kiosk.machine }
+    var policy: SessionMachine.Policy {
+        get { kiosk.policy }
+        set { kiosk.policy = newValue }
+    }
     var onChange: ((SessionPhase) -> Void)? {
         get { kiosk.onPhaseChange }
         set { kiosk.onPhaseChange = newValue }

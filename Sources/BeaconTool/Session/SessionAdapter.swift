@@ -11,6 +11,8 @@ protocol SessionAdapter: AnyObject {
     /// The controller's address, for the unplug notes.
     var address: String { get }
     var machine: SessionMachine { get }
+    /// The machine's knobs (the loop sets the unplug wait from `--device-timeout`).
+    var policy: SessionMachine.Policy { get set }
     /// Called on every phase change and re-arm, once the session's effects are done.
     var onChange: ((SessionPhase) -> Void)? { get set }
     /// A signal the socket already delivered (while a command waited for its answer).

@@ -17,8 +17,8 @@ final class SessionLoop {
     /// --metrics: the Prometheus textfile, from the same changes; its final state whatever ends the loop.
     private(set) var metrics: KioskMetricsFile?
     private var watchdog: WatchdogTimer?
-    /// While the controller is unregistered: when `--device-timeout` runs out.
-    private(set) var unpluggedUntil: Int64?
+    /// The unplug was said (once per unplug).
+    private var unplugNoted = false
 
     static let sighup: Int32 = 1
 
@@ -28,6 +28,7 @@ final class SessionLoop {
         self.arguments = arguments
         self.ctx = ctx
         self.service = service
+        adapter.policy.unplugWaitMilliseconds = Int64(settings.deviceTimeoutSeconds) * 1000
     }
 
     func run() throws(CLIError) -> ExitCode {
@@ -76,26 +77,28 @@ final class SessionLoop {
     /// One wait and what it brought: nil to go on, or the exit code.
     func turn() throws(CLIError) -> ExitCode? {
         if adapter.machine.phase == .unplugged {
-            let now = ctx.monotonicMilliseconds()
-            if unpluggedUntil == nil {
-                unpluggedUntil = now + Int64(settings.deviceTimeoutSeconds) * 1000
+            if !unplugNoted {
+                unplugNoted = true
                 let text = "\(adapter.device) (\(adapter.address)) was unregistered; waiting up to \(settings.deviceTimeoutSeconds) s for it to return"
                 ctx.warn(text)
                 service.offAir(text)
             }
-            switch try adapter.awaitReturn(settings, timeoutMilliseconds: Int(clamping: max(0, (unpluggedUntil ?? now) - now))) {
+            // The machine's unplug timer bounds the wait; its expiry is the machine's to decide.
+            let now = ctx.monotonicMilliseconds()
+            let until = adapter.machine.unplugDeadline ?? now + Int64(settings.deviceTimeoutSeconds) * 1000
+            switch try adapter.awaitReturn(settings, timeoutMilliseconds: Int(clamping: max(0, until - now))) {
             case .returned: return nil
             case .onSocket: break
             case let .signal(n): return try stop("signal \(n)")
-            case .timedOut: throw unpluggedTooLong()
+            case .timedOut: adapter.timerExpired()
             }
         } else {
-            unpluggedUntil = nil
+            unplugNoted = false
         }
+        if adapter.machine.deviceLost { throw unpluggedTooLong() }
         var signal = adapter.takePendingSignal()
         if signal == nil {
-            let deadlines = [adapter.machine.nextDeadline, unpluggedUntil].compactMap { $0 }
-            var wait = deadlines.min().map { max(0, $0 - ctx.monotonicMilliseconds()) } ?? -1
+            var wait = adapter.machine.nextDeadline.map { max(0, $0 - ctx.monotonicMilliseconds()) } ?? -1
             // WATCHDOG=1 only while the beacons are on air or expected back (systemd restarts a stuck session).
             wait = watchdog?.wait(wait, healthy: adapter.machine.isHealthy) ?? wait
             let wake: SessionWake
@@ -107,8 +110,8 @@ final class SessionLoop {
             case let .signal(n): signal = n
             case .packet: break
             case .timedOut:
-                if let until = unpluggedUntil, ctx.monotonicMilliseconds() >= until { throw unpluggedTooLong() }
                 adapter.timerExpired()
+                if adapter.machine.deviceLost { throw unpluggedTooLong() }
                 metrics?.update(adapter.snapshot(settings))   // a rotation's turn (written only when the file changes)
             }
         }
@@ -183,6 +186,7 @@ final class SessionLoop {
             let r = try adapter.reload(new)
             let moved = new.metrics != settings.metrics
             settings = new
+            adapter.policy.unplugWaitMilliseconds = Int64(new.deviceTimeoutSeconds) * 1000
             if moved { moveMetrics(to: new.metrics) }
             let c = r.summary
             ctx.note("reloaded \(path): \(c.unchanged) unchanged, \(c.updated) updated, \(c.added) added, \(c.removed) removed" + r.detail)
