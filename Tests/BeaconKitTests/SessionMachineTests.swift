@@ -28,6 +28,21 @@ import Testing
         #expect(m.rearmCount == 1)
     }
 
+    /// One packet, one input: another program's enable of the single instance is both a new owner
+    /// (noted once; handed back at once in an off phase) and, on air, a disruption.
+    @Test func aForeignEnableOfTheInstanceIsOneInput() {
+        var m = onAir()
+        let enable = SessionMachine.Input.placementChanged(.commandSeen(.leSetAdvertisingEnable, disruption: .disabledLegacy, advertising: true,
+                                                                         instanceWrite: .enables))
+        #expect(m.step(enable, now: 100) == [.note(.displacing(.anotherOwner))])
+        #expect(m.instanceHasOtherOwner && m.phase == .disrupted(.disabledLegacy))
+        #expect(m.step(enable, now: 200) == [], "noted once")
+        var off = onAir(cycle: .init(onMilliseconds: 1000, offMilliseconds: 60_000))
+        _ = off.step(.timer, now: 1000)
+        #expect(off.step(enable, now: 1500) == [.handBackInstance, .note(.displacing(.anotherOwner))], "off: handed back at once, no re-arm")
+        #expect(off.pendingRearm == nil)
+    }
+
     @Test func aCommandThatLeavesOurPlacementsAloneChangesNothing() {
         var m = onAir()
         let before = m.nextDeadline

@@ -414,17 +414,17 @@ public final class AdvertisingSession: SessionShell {
         }
     }
 
-    /// Another program's command: what does it do to our placements?
+    /// Another program's command: what it does to our placements (the controller state model), and
+    /// whether it writes our single legacy instance (`ForeignLegacyAdvertising` records it for the
+    /// hand-back): one input; the machine decides what matters in its phase.
     private func observe(_ command: HCICommand) {
+        var write: SessionMachine.InstanceWrite?
         if plan?.family == .legacy, foreignLegacy.record(command) {
             // Writing it is sharing it; enabling it (or not saying) is advertising on it too.
-            let enables = LESetAdvertisingEnable(command)?.advertisingEnable != false
-            send(.otherOwnerOfInstance(displacing: enables ? .anotherOwner : nil))
+            write = LESetAdvertisingEnable(command)?.advertisingEnable != false ? .enables : .writes
         }
-        // The model is asked only when the machine would act on the answer.
-        let relevant = !machine.isYielding && !machine.isScheduledOff && !machine.isDown
-        send(.placementChanged(.commandSeen(command.opcode, disruption: relevant ? plan.flatMap { disruption(command, $0) } : nil,
-                                            advertising: Self.isAdvertisingCommand(command))))
+        send(.placementChanged(.commandSeen(command.opcode, disruption: plan.flatMap { disruption(command, $0) },
+                                            advertising: Self.isAdvertisingCommand(command), instanceWrite: write)))
     }
 
     /// How `command` (sent by someone else) takes our advertising off air; nil when it leaves what

@@ -255,12 +255,21 @@ public struct SessionMachine: Sendable {
     /// What another program did to our placements.
     public enum PlacementChange: Equatable, Sendable {
         /// Raw HCI: another program's command was seen. `disruption` is what it does to our placements
-        /// once it completes (nil: nothing), `advertising` whether it is an advertising command at all.
-        case commandSeen(Opcode, disruption: Disruption?, advertising: Bool)
+        /// once it completes (nil: nothing), `advertising` whether it is an advertising command at all,
+        /// `instanceWrite` whether it writes our single legacy instance too (its writer is then
+        /// another owner of the instance). One packet, one input.
+        case commandSeen(Opcode, disruption: Disruption?, advertising: Bool, instanceWrite: InstanceWrite? = nil)
         /// Raw HCI: that command's Command Complete or Status.
         case commandCompleted(Opcode)
         /// The sharing mode: one of our kernel instances was removed (MGMT Advertising Removed).
         case instanceRemoved(UInt8)
+    }
+
+    /// Another program's write of our single legacy instance: data or parameters (`writes`), or
+    /// advertising on it (`enables`: it displaces ours, said once).
+    public enum InstanceWrite: Equatable, Sendable {
+        case writes
+        case enables
     }
 
     /// How a reload is carried out.
@@ -383,17 +392,9 @@ public struct SessionMachine: Sendable {
             rotationIndex = 0
             nextRotationAt = length > 1 ? now + dwell : nil
             return []
-        case let .placementChanged(.commandSeen(opcode, disruption, advertising)):
-            if isYielding {
-                // Yielded: every advertising command of the other owner pushes the quiet period back.
-                if advertising { pendingRearm = .init(at: now + policy.fightBudget.quietMilliseconds, cause: quietCause, takeover: false) }
-                return []
-            }
-            guard !clock.isOff, let disruption, !isDown else { return [] }
-            pendingDisruption = (opcode, disruption)
-            // If the completion never reaches us, re-arm anyway.
-            schedule(.disruption(disruption), after: policy.settleMilliseconds * 4, phase: .disrupted(disruption), takeover: opcode != .reset, now: now)
-            return []
+        case let .placementChanged(.commandSeen(opcode, disruption, advertising, instanceWrite)):
+            let owner = instanceWrite.map { otherOwner(displacing: $0 == .enables ? .anotherOwner : nil) } ?? []
+            return owner + commandSeen(opcode, disruption: disruption, advertising: advertising, now: now)
         case let .placementChanged(.commandCompleted(opcode)):
             guard let pending = pendingDisruption, pending.opcode == opcode else { return [] }
             pendingDisruption = nil
@@ -507,13 +508,7 @@ public struct SessionMachine: Sendable {
             guard !clock.isOff, !isDown else { return [] }
             return rearm(.reloadFailed, now: now)
         case let .otherOwnerOfInstance(displacing):
-            // Learnt in an off phase (another program enables the instance that still holds ours):
-            // hand it back now, as the off phase's start would have done had it known.
-            let effects: [Effect] = !instanceHasOtherOwner && clock.isOff ? [.handBackInstance] : []
-            instanceHasOtherOwner = true
-            guard let displacing, displacedOwner == nil else { return effects }
-            displacedOwner = displacing
-            return effects + [.note(.displacing(displacing))]
+            return otherOwner(displacing: displacing)
         case .disableFailed:
             if clock.isOff { clock.disableRetryAt = now + policy.retryMilliseconds }
             return []
@@ -525,6 +520,32 @@ public struct SessionMachine: Sendable {
             clock.disableRetryAt = nil
             return stopEffects(from: before)
         }
+    }
+
+    /// Another program's command seen: while yielding, an advertising command pushes the quiet period
+    /// back; otherwise a disruption schedules the re-arm (settled once the command completes).
+    private mutating func commandSeen(_ opcode: Opcode, disruption: Disruption?, advertising: Bool, now: Int64) -> [Effect] {
+        if isYielding {
+            // Yielded: every advertising command of the other owner pushes the quiet period back.
+            if advertising { pendingRearm = .init(at: now + policy.fightBudget.quietMilliseconds, cause: quietCause, takeover: false) }
+            return []
+        }
+        guard !clock.isOff, let disruption, !isDown else { return [] }
+        pendingDisruption = (opcode, disruption)
+        // If the completion never reaches us, re-arm anyway.
+        schedule(.disruption(disruption), after: policy.settleMilliseconds * 4, phase: .disrupted(disruption), takeover: opcode != .reset, now: now)
+        return []
+    }
+
+    /// Another owner writes our single legacy instance. Learnt in an off phase (another program
+    /// enables the instance that still holds ours): hand it back now, as the off phase's start would
+    /// have done had it known. `displacing`: whose advertising ours takes off air (noted once).
+    private mutating func otherOwner(displacing: DisplacedOwner?) -> [Effect] {
+        let effects: [Effect] = !instanceHasOtherOwner && clock.isOff ? [.handBackInstance] : []
+        instanceHasOtherOwner = true
+        guard let displacing, displacedOwner == nil else { return effects }
+        displacedOwner = displacing
+        return effects + [.note(.displacing(displacing))]
     }
 
     /// What a reload sends, from the phase: off air, nothing goes on air (the device may still hold
