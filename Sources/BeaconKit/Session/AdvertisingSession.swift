@@ -119,7 +119,7 @@ public final class AdvertisingSession: SessionShell {
     private var cycleHandBackNoted = false
     /// The reload being carried out (`Effect.reload`), and what went wrong in a reload or the stop:
     /// effects cannot throw, `reload` and `stop` throw it once the queue is empty.
-    private var pendingReload: (configuration: KioskConfiguration, plan: KioskPlan)?
+    private var pendingReload: (configuration: KioskConfiguration, plan: KioskPlan, inPlaceSteps: [PlannedCommand]?)?
     private var reloadError: SessionError?
     private var stopError: HCIError?
 
@@ -184,7 +184,7 @@ public final class AdvertisingSession: SessionShell {
             guard let pending = pendingReload else { return }
             pendingReload = nil
             do throws(SessionError) {
-                try reload(method, pending.configuration, pending.plan)
+                try reload(method, pending.configuration, pending.plan, inPlaceSteps: pending.inPlaceSteps)
                 send(.reloaded)
             } catch {
                 reloadError = error
@@ -490,11 +490,12 @@ public final class AdvertisingSession: SessionShell {
         let rotate = old.layout.isRotation && new.beacons.count > 1
         let candidate: KioskPlan
         do { candidate = try KioskPlan(new, family: family, rotate: rotate) } catch { throw .plan(error) }
-        let inPlace = new.family == configuration.family && old.update(to: candidate) != nil
-        pendingReload = (new, candidate)
+        // The update in place, worked out once: the machine decides whether it is used.
+        let steps = new.family == configuration.family ? old.update(to: candidate) : nil
+        pendingReload = (new, candidate, steps)
         reloadError = nil
         lastReloadMethod = nil
-        send(.reloadRequested(inPlace: inPlace))
+        send(.reloadRequested(inPlace: steps != nil))
         if let reloadError { throw reloadError }
         return ReloadSummary(old: old.configuration.beacons.map(\.onAirShape), new: new.beacons.map(\.onAirShape),
                              restarted: lastReloadMethod == .restart)
@@ -502,12 +503,13 @@ public final class AdvertisingSession: SessionShell {
     /// How the last reload was carried out.
     private var lastReloadMethod: SessionMachine.ReloadMethod?
 
-    private func reload(_ method: SessionMachine.ReloadMethod, _ new: KioskConfiguration, _ candidate: KioskPlan) throws(SessionError) {
+    private func reload(_ method: SessionMachine.ReloadMethod, _ new: KioskConfiguration, _ candidate: KioskPlan,
+                        inPlaceSteps: [PlannedCommand]?) throws(SessionError) {
         guard let old = plan else { return }
         lastReloadMethod = method
         switch method {
         case .inPlace:
-            guard let steps = old.update(to: candidate) else { return }
+            guard let steps = inPlaceSteps else { return }
             do { for step in steps { try runner.run(step) } } catch { throw .command(error) }
             configuration = new
             adopt(candidate)
