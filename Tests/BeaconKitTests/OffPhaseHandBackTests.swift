@@ -36,7 +36,7 @@ import Testing
         shared.policy.schedule = alone.policy.schedule
         _ = shared.step(.otherOwnerOfInstance(displacing: nil), now: 0)
         _ = shared.step(.started, now: 0)
-        #expect(shared.step(.timer, now: 1000) == [.disableForCycle, .handBackInstance])
+        #expect(shared.step(.timer, now: 1000) == [.disableForCycle, .handBackInstance(stopping: false)])
         // The on phase re-arms with the whole start plan (ours again).
         #expect(shared.step(.timer, now: 2000) == [.rearm(.cycleOn(milliseconds: 1000), started: 2000, resume: 0)])
     }
@@ -95,7 +95,7 @@ import Testing
         m.policy.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 1000, offMilliseconds: 1000, count: nil))
         _ = m.step(.started, now: 0)
         #expect(m.step(.timer, now: 1000) == [.disableForCycle])
-        #expect(m.step(.otherOwnerOfInstance(displacing: .anotherOwner), now: 1100) == [.handBackInstance, .note(.displacing(.anotherOwner))])
+        #expect(m.step(.otherOwnerOfInstance(displacing: .anotherOwner), now: 1100) == [.handBackInstance(stopping: false), .note(.displacing(.anotherOwner))])
         #expect(m.step(.otherOwnerOfInstance(displacing: .anotherOwner), now: 1200) == [], "handed back once")
         // Learnt on air, it waits for the off phase (which hands back by itself).
         var onAir = SessionMachine()

@@ -82,7 +82,7 @@ import Testing
 
         var shared = onAir()
         _ = shared.step(.otherOwnerOfInstance(displacing: nil), now: 1)
-        #expect(shared.step(.stopRequested, now: 10) == [.takeOffAir, .handBackInstance])
+        #expect(shared.step(.stopRequested, now: 10) == [.takeOffAir, .handBackInstance(stopping: true)])
 
         var down = onAir()
         _ = down.step(.poweredOff, now: 1)

@@ -39,7 +39,7 @@ import Testing
         #expect(m.step(enable, now: 200) == [], "noted once")
         var off = onAir(cycle: .init(onMilliseconds: 1000, offMilliseconds: 60_000))
         _ = off.step(.timer, now: 1000)
-        #expect(off.step(enable, now: 1500) == [.handBackInstance, .note(.displacing(.anotherOwner))], "off: handed back at once, no re-arm")
+        #expect(off.step(enable, now: 1500) == [.handBackInstance(stopping: false), .note(.displacing(.anotherOwner))], "off: handed back at once, no re-arm")
         #expect(off.pendingRearm == nil)
     }
 

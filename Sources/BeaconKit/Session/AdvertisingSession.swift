@@ -193,9 +193,8 @@ public final class AdvertisingSession: SessionShell {
         case .takeOffAir:
             guard let plan else { return }
             do { for step in plan.stop { try runner.run(step) } } catch { stopError = error }
-        case .handBackInstance:
+        case let .handBackInstance(stopping):
             guard plan?.family == .legacy else { return }
-            let stopping = machine.phase == .stopped
             guard !stopping || stopError == nil else { return }
             do { try handBack(noting: stopping || !cycleHandBackNoted) } catch {
                 if stopping { stopError = error } else { log(.handBackFailed(error)) }

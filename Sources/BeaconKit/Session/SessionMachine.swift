@@ -301,8 +301,9 @@ public struct SessionMachine: Sendable {
         /// After `disableForCycle` or `takeOffAir` on a single instance with another owner: write back
         /// what it last wrote (or blank data when that is not known), so that when it re-enables the
         /// instance (the kernel's rotation does, ~2 s later) none of our beacons is on air. An on
-        /// phase's re-arm writes ours again.
-        case handBackInstance
+        /// phase's re-arm writes ours again. `stopping`: it follows the stop's `takeOffAir` (said
+        /// every time, and skipped when the stop plan failed), not an off phase's disable (said once).
+        case handBackInstance(stopping: Bool)
         /// Carry out a reload (`reloadRequested`); report `.reloaded` or `.reloadFailed`.
         case reload(ReloadMethod)
         /// The stop: every beacon of ours off air (the stop plan; Remove Advertising of our instances),
@@ -541,7 +542,7 @@ public struct SessionMachine: Sendable {
     /// enables the instance that still holds ours): hand it back now, as the off phase's start would
     /// have done had it known. `displacing`: whose advertising ours takes off air (noted once).
     private mutating func otherOwner(displacing: DisplacedOwner?) -> [Effect] {
-        let effects: [Effect] = !instanceHasOtherOwner && clock.isOff ? [.handBackInstance] : []
+        let effects: [Effect] = !instanceHasOtherOwner && clock.isOff ? [.handBackInstance(stopping: false)] : []
         instanceHasOtherOwner = true
         guard let displacing, displacedOwner == nil else { return effects }
         displacedOwner = displacing
@@ -575,7 +576,7 @@ public struct SessionMachine: Sendable {
         case .idle, .stopped, .unplugged: return []
         case .deviceDown where !policy.placementsSurvivePowerOff: return []
         case .yielding where instanceHasOtherOwner: return []
-        default: return instanceHasOtherOwner ? [.takeOffAir, .handBackInstance] : [.takeOffAir]
+        default: return instanceHasOtherOwner ? [.takeOffAir, .handBackInstance(stopping: true)] : [.takeOffAir]
         }
     }
 
@@ -654,7 +655,7 @@ public struct SessionMachine: Sendable {
             default: break
             }
             phase = offPhase(cycle)
-            return instanceHasOtherOwner ? [.disableForCycle, .handBackInstance] : [.disableForCycle]
+            return instanceHasOtherOwner ? [.disableForCycle, .handBackInstance(stopping: false)] : [.disableForCycle]
         }
         clock.isOff = false
         clock.disableRetryAt = nil
