@@ -73,6 +73,15 @@ import Testing
         var plain = SessionMachine()
         _ = plain.step(.started, now: 0)
         #expect(plain.nextDeadline == nil, "no TLM beacon: no timer")
+        // A reload on air that adds the first TLM starts its timer; one that drops the last stops it.
+        plain.policy.telemetryMilliseconds = 1000
+        #expect(plain.step(.reloadRequested(inPlace: true), now: 500) == [.reload(.inPlace)])
+        _ = plain.step(.reloaded, now: 600)
+        #expect(plain.nextDeadline == 1600)
+        plain.policy.telemetryMilliseconds = nil
+        _ = plain.step(.reloadRequested(inPlace: true), now: 700)
+        _ = plain.step(.reloaded, now: 800)
+        #expect(plain.nextDeadline == nil, "no TLM left: no timer (a stale one would fire for ever)")
     }
 
     /// Sets: once a second, the TLM's set gets its data with the fresh counts (two sets side by side).

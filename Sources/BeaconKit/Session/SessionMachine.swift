@@ -368,6 +368,9 @@ public struct SessionMachine: Sendable {
         } else if !wasOnAir, isOnAir {
             onAirSince = now
             nextTelemetryAt = policy.telemetryMilliseconds.map { now + $0 }
+        } else if case .reloaded = input, isOnAir {
+            // A reload may add the first TLM or drop the last (the shell set the knob before it).
+            nextTelemetryAt = policy.telemetryMilliseconds.map { nextTelemetryAt ?? now + $0 }
         }
         if phase != .unplugged { unplugDeadline = nil }
         return effects
