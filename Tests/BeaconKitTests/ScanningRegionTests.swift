@@ -46,6 +46,11 @@ struct ScanningRegionTests {
         #expect(throws: BeaconRegionParseError.tooManyFields(text: "8b0ca750e7a74e14bd99:000000000001:1", count: 3)) {
             try BeaconRegion(parsing: "8b0ca750e7a74e14bd99:000000000001:1")
         }
+        // 20 characters that decode to fewer than 10 bytes ("0x", separators) are no namespace
+        // (fuzz-ad-ibeacon: such a region's description did not parse back).
+        for short in ["0x8b0ca750e7a74e14bd", "8b 0c a7 50 e7 a7 4e"] {
+            #expect(throws: BeaconRegionParseError.invalidUUID(short)) { try BeaconRegion(parsing: short) }
+        }
     }
 
     /// The UUID form is the Android Beacon Library's Region too: it matches AltBeacons by id1, id2 and

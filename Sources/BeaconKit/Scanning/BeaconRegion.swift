@@ -63,7 +63,8 @@ public struct BeaconRegion: Hashable, Sendable, CustomStringConvertible {
         let t = text.trimmingWhitespace()
         guard !t.isEmpty else { throw .empty }
         let fields = t.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        if fields[0].utf8.count == 2 * Eddystone.UID.namespaceLength, let namespace = Hex.decode(fields[0]) {
+        if fields[0].utf8.count == 2 * Eddystone.UID.namespaceLength, let namespace = Hex.decode(fields[0]),
+           namespace.count == Eddystone.UID.namespaceLength {   // "0x" or separators among 20 characters give fewer bytes
             guard fields.count <= 2 else { throw .tooManyFields(text: t, count: fields.count) }
             var instance: [UInt8]?
             if fields.count == 2 {
