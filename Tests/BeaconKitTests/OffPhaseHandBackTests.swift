@@ -88,6 +88,30 @@ import Testing
         #expect(fake.mismatches.isEmpty, "\(fake.mismatches)")
     }
 
+    /// The write-back of the other owner's data is refused: blank data goes into the instance
+    /// instead (ours must not stay there for the kernel to re-enable), and the on phase re-arms.
+    @Test func aRefusedWriteBackLeavesBlankDataNotOurs() throws {
+        let config = KioskConfiguration(beacons: [try T.beacon(2)])
+        let plan = try KioskPlan(config, family: .legacy)
+        let data = try Self.command(Self.kernelDataHex), enable = try Self.command(Self.enableHex)
+        let blank = ScriptedController.Step.command(try Self.command(Self.blankHex), replies: [C.ok(try Self.command(Self.blankHex))])
+        let refused = ScriptedController.Step.command(data, replies: [C.fail(data, .commandDisallowed)])
+        let fake = ScriptedController(C.okSteps(plan.start) + C.okSteps(plan.disable()) + [refused, blank] + C.okSteps(plan.start))
+        let clock = T.Clock()
+        let s = try session(fake, clock)
+        try s.start()
+        s.handle(.observedCommand(data))
+        s.handle(.observedCommand(enable))
+        clock.ms += 4000
+        s.timerExpired()
+        #expect(s.phase == .offPhase(.init(offMilliseconds: 4000, pair: 1, count: nil)))
+        clock.ms += 4000
+        s.timerExpired()
+        #expect(s.phase == .onAir)
+        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
+        #expect(fake.mismatches.isEmpty, "\(fake.mismatches)")
+    }
+
     /// Fuzz finding (raw HCI, 1.95M executions): the other owner shows itself only in the off phase,
     /// by enabling the instance that still holds our beacon. The machine hands it back then, once.
     @Test func anOwnerLearntInTheOffPhaseGetsTheInstanceBackAtOnce() {

@@ -334,10 +334,21 @@ public final class AdvertisingSession: SessionShell {
 
     /// After the stop plan on a shared single instance: the other owner's advertising as it had it
     /// (no ghost of ours when the kernel re-enables it, and its own advertisement back on air), or,
-    /// when its data is unknown, blank data so that no beacon of ours comes back.
+    /// when its data is unknown, blank data so that no beacon of ours comes back. A write-back that
+    /// fails before its data went in leaves blank data too (ours must not stay in the instance for
+    /// the kernel to re-enable), then reports the failure.
     private func handBack(noting: Bool) throws(HCIError) {
         if foreignLegacy.hasData {
-            for step in foreignLegacy.restoreSteps { try runner.run(step) }
+            var dataWritten = false
+            do {
+                for step in foreignLegacy.restoreSteps {
+                    try runner.run(step)
+                    if step.command.opcode == .leSetAdvertisingData { dataWritten = true }
+                }
+            } catch {
+                if !dataWritten { try? runner.run(ForeignLegacyAdvertising.blankData) }
+                throw error
+            }
             guard noting else { return }
             log(.handedBack(enabled: foreignLegacy.enabled == true))
         } else if !(kernelInstances ?? []).isEmpty || !foreignLegacy.isEmpty {
