@@ -50,13 +50,14 @@ import Testing
         var off = onAir(cycle: .init(onMilliseconds: 1000, offMilliseconds: 1000, count: nil))
         _ = off.step(.timer, now: 1000)
         #expect(off.step(.reloadRequested(inPlace: true), now: 1100) == [.reload(.offAir(removeOld: true))], "off means off")
-        #expect(off.step(.reloadFailed, now: 1101) == [], "the on phase puts the previous plan on air")
+        #expect(off.step(.reloadFailed(.command(.timeout(opcode: .leSetAdvertisingEnable, milliseconds: 2000))), now: 1101) == [], "the on phase puts the previous plan on air")
+        #expect(off.reloadFailure == .command(.timeout(opcode: .leSetAdvertisingEnable, milliseconds: 2000)) && off.lastReloadMethod == .offAir(removeOld: true), "the outcome is the reload's answer")
     }
 
     @Test func aFailedReloadOnAirReArmsThePreviousBeaconsAtOnce() {
         var m = onAir()
         _ = m.step(.reloadRequested(inPlace: true), now: 10)
-        #expect(m.step(.reloadFailed, now: 11) == [.rearm(.reloadFailed, started: 11, resume: 0)])
+        #expect(m.step(.reloadFailed(.command(.timeout(opcode: .leSetAdvertisingEnable, milliseconds: 2000))), now: 11) == [.rearm(.reloadFailed, started: 11, resume: 0)])
     }
 
     @Test func aReloadWhileYieldingRestartsWithAFreshBudget() {
@@ -82,7 +83,11 @@ import Testing
 
         var shared = onAir()
         _ = shared.step(.otherOwnerOfInstance(displacing: nil), now: 1)
-        #expect(shared.step(.stopRequested, now: 10) == [.takeOffAir, .handBackInstance(stopping: true)])
+        #expect(shared.step(.stopRequested, now: 10) == [.takeOffAir])
+        #expect(shared.step(.takenOffAir, now: 11) == [.handBackInstance(stopping: true)], "handed back once ours are off air")
+        var failed = shared
+        #expect(failed.step(.stopFailed(.command(.timeout(opcode: .leSetAdvertisingEnable, milliseconds: 2000))), now: 11) == [] && failed.stopFailure == .command(.timeout(opcode: .leSetAdvertisingEnable, milliseconds: 2000)),
+                "not handed back when the stop plan failed")
 
         var down = onAir()
         _ = down.step(.poweredOff, now: 1)
@@ -115,8 +120,9 @@ import Testing
         #expect(m.step(.poweredOn, now: 1) == [], "another setting changed while powered")
         _ = m.step(.deviceGone, now: 2)
         #expect(m.step(.poweredOff, now: 3) == [] && m.phase == .unplugged, "gone is gone")
-        #expect(m.step(.poweredOn, now: 4) == [] && m.phase == .unplugged)
-        #expect(m.step(.deviceBack, now: 5) == [.rearm(.deviceReturned, started: 5, resume: 0)])
+        #expect(m.step(.poweredOn, now: 4) == [.rearm(.deviceReturned, started: 4, resume: 0)], "powered while gone: back")
+        _ = m.step(.rearmed(.deviceReturned, started: 4, rotationIndex: 0), now: 5)
+        #expect(m.phase == .onAir && m.step(.deviceBack, now: 6) == [], "back once")
     }
 
     /// A reload in an off phase of `--cycle` takes the old set away and enables nothing: the new

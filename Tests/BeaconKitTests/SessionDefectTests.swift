@@ -225,14 +225,14 @@ import Testing
     }
 }
 
-/// The session declares what it must hear; the pump (RawHCIAdapter) installs exactly that.
+/// The session declares what it must hear; the pump (RawHCIObserver) installs exactly that.
 @Suite struct SessionInputFilterTests {
     @Test func connectableBeaconsAddLEMetaAndDisconnections() throws {
-        let quiet = AdvertisingSession.inputFilter(for: try AdvertisingSessionTests.three())
+        let quiet = RawHCIActuator.inputFilter(for: try AdvertisingSessionTests.three())
         #expect(quiet.events == [.commandComplete, .commandStatus, .hardwareError])
         #expect(quiet.observesCommands)
         let connectable = KioskConfiguration(beacons: [try AdvertisingSessionTests.beacon(1), try AdvertisingSessionTests.beacon(2, connectable: true)])
-        #expect(AdvertisingSession.inputFilter(for: connectable).events
+        #expect(RawHCIActuator.inputFilter(for: connectable).events
                 == [.commandComplete, .commandStatus, .hardwareError, .leMeta, .disconnectionComplete])
     }
 }

@@ -98,6 +98,17 @@ import Testing
         #expect(m.isHealthy)
     }
 
+    /// The sharing mode hears a device's return as Index Added, then New Settings with Powered: the
+    /// machine, not the observer, knows that powered while unplugged is the return.
+    @Test func poweredWhileUnpluggedIsTheDevicesReturn() {
+        var m = onAir()
+        _ = m.step(.deviceGone, now: 1000)
+        #expect(m.step(.poweredOn, now: 2000) == [.rearm(.deviceReturned, started: 2000, resume: 0)])
+        var down = onAir()
+        _ = down.step(.poweredOff, now: 1000)
+        #expect(down.step(.poweredOn, now: 2000) == [.rearm(.deviceUp, started: 2000, resume: 0)])
+    }
+
     /// The unplug wait is a timer of the unplugged phase: the device's return cancels it, a second
     /// unregistration does not move it, and its expiry ends the session (`deviceLost`).
     @Test func theUnplugWaitIsATimerOfTheUnpluggedPhase() {

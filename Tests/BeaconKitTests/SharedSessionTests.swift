@@ -94,10 +94,10 @@ import Testing
         let full = MGMTAdvertisingFeatures(supportedFlags: [], maxInstances: 2, instances: [1, 2])
         let kernel = ScriptedKernel([Kernel.step(Self.read, full.returnParameters)])
         let s = session(kernel, [Self.beacon(1)], notes: Box())
-        #expect(throws: ShareError.noFreeInstances(device: "hci0", beacons: 1, maxInstances: 2, inUse: [1, 2])) { try s.start() }
+        #expect(throws: SessionError.shared(.noFreeInstances(device: "hci0", beacons: 1, maxInstances: 2, inUse: [1, 2]))) { try s.start() }
         let p5 = try MGMTCommand(packet: Hex.decode(Self.parametersHex(5))!)
         let denied = ScriptedKernel([Kernel.step(Self.read, Self.features.returnParameters), .command(p5, replies: [Kernel.fail(p5, .permissionDenied)])])
-        #expect(throws: ShareError.mgmt(.commandFailed(opcode: .addExtendedAdvertisingParameters, index: 0, status: .permissionDenied))) {
+        #expect(throws: SessionError.shared(.mgmt(.commandFailed(opcode: .addExtendedAdvertisingParameters, index: 0, status: .permissionDenied)))) {
             try session(denied, [Self.beacon(1)], notes: Box()).start()
         }
     }

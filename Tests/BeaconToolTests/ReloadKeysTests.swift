@@ -83,7 +83,7 @@ import Testing
         try file.write("\"timeout\": 500")
         h.deliver(HCIReceive.signal(1))
         #expect(h.stderr.contains("reloaded"), "\(h.stderr)")
-        let adapter = try #require(h.loop.adapter as? RawHCIAdapter)
+        let adapter = try #require(h.loop.observer as? RawHCIObserver)
         #expect(adapter.opened.runner.timeoutMilliseconds == 500)
     }
 

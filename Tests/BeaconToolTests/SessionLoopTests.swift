@@ -65,7 +65,7 @@ final class LoopHarness {
 
     deinit { loop.end() }
 
-    var machine: SessionMachine { loop.adapter.machine }
+    var machine: SessionMachine { loop.observer.session.machine }
     var phase: SessionPhase { machine.phase }
     var stderr: String { capture.err }
     var beats: Int { datagrams.filter { $0 == "WATCHDOG=1" }.count }

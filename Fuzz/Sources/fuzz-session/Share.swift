@@ -126,10 +126,9 @@ func fuzzShare(_ input: ArraySlice<UInt8>) {
     var stopped = false
 
     func deliver() {
-        session.handleKept()
+        session.send(nil)
         while !kernel.outbox.isEmpty {
             session.handle(kernel.outbox.removeFirst())
-            session.handleKept()
         }
     }
     func runTimers() {
@@ -212,7 +211,7 @@ func fuzzShare(_ input: ArraySlice<UInt8>) {
         require(left.isEmpty, "instances \(left) still carry our beacons after stop")
         return
     }
-    let settle = kernel.clock + SharedAdvertisingSession.retryMilliseconds + 1
+    let settle = kernel.clock + MGMTActuator.retryMilliseconds + 1
     for _ in 0..<32 {
         guard let at = session.machine.nextDeadline, at <= settle else { break }
         kernel.clock = max(kernel.clock, at)

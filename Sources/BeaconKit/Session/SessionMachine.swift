@@ -176,6 +176,11 @@ public struct SessionMachine: Sendable {
     public private(set) var connectedBeacons: [SessionPhase.ConnectedBeacon] = []
     /// The reload being carried out (`Effect.reload`), until its outcome.
     private var reloading: ReloadMethod?
+    /// How the last reload was carried out, and why it failed (its outcome, `.reloadFailed`).
+    public private(set) var lastReloadMethod: ReloadMethod?
+    public private(set) var reloadFailure: SessionError?
+    /// Why the stop failed (its outcome, `.stopFailed`); nil: everything of ours is off air.
+    public private(set) var stopFailure: SessionError?
     /// Someone else writes our single legacy advertising instance too (the kernel's MGMT instances):
     /// an off phase gives it back, or the kernel's rotation re-enables it with our data still in it.
     public private(set) var instanceHasOtherOwner = false
@@ -239,8 +244,9 @@ public struct SessionMachine: Sendable {
         /// Outcome of `Effect.reload`: the new plan is adopted (on air, or for the next re-arm).
         case reloaded
         /// Outcome of `Effect.reload`: it failed and the previous plan is kept; on air, the previous
-        /// beacons are re-armed at once (a restart or an update may have left them half-done).
-        case reloadFailed
+        /// beacons are re-armed at once (a restart or an update may have left them half-done). The
+        /// error is the reload's answer (`reloadFailure`).
+        case reloadFailed(SessionError)
         /// Another owner writes our single legacy instance (its commands were seen, or the kernel has
         /// advertising instances on it): each off phase and the stop hand the instance back.
         /// `displacing`: whose advertising ours takes off air (noted once).
@@ -250,6 +256,11 @@ public struct SessionMachine: Sendable {
         case disableFailed
         /// SIGTERM, SIGINT or the schedule's end: the machine decides what the stop sends.
         case stopRequested
+        /// Outcome of `Effect.takeOffAir`: our placements are off air; a single instance shared with
+        /// another owner is handed back next.
+        case takenOffAir
+        /// Outcome of `Effect.takeOffAir` or of the stop's hand-back: it failed (`stopFailure`).
+        case stopFailed(SessionError)
     }
 
     /// What another program did to our placements.
@@ -306,8 +317,9 @@ public struct SessionMachine: Sendable {
         case handBackInstance(stopping: Bool)
         /// Carry out a reload (`reloadRequested`); report `.reloaded` or `.reloadFailed`.
         case reload(ReloadMethod)
-        /// The stop: every beacon of ours off air (the stop plan; Remove Advertising of our instances),
-        /// followed by `handBackInstance` when another owner shares the instance.
+        /// The stop: every beacon of ours off air (the stop plan; Remove Advertising of our instances);
+        /// report `.takenOffAir` (then `handBackInstance` when another owner shares the instance) or
+        /// `.stopFailed`.
         case takeOffAir
         /// A note for the operator.
         case note(Note)
@@ -337,7 +349,7 @@ public struct SessionMachine: Sendable {
     /// Doing what it was asked to do, for the watchdog, from the phase alone: on air, off by the
     /// schedule, waiting for a re-arm it has scheduled itself (every such phase has one), or waiting
     /// for someone else: down (an administrator's power off), unplugged, or connected. Waiting is
-    /// not hanging (issue 31): only a process that stops passing its wait is restarted.
+    /// not hanging: only a process that stops passing its wait is restarted.
     public var isHealthy: Bool {
         switch phase {
         case .onAir, .offPhase, .disrupted, .awaitingReset, .retrying, .yielding, .deviceDown, .connected, .unplugged: return true
@@ -369,7 +381,7 @@ public struct SessionMachine: Sendable {
             onAirSince = now
             nextTelemetryAt = policy.telemetryMilliseconds.map { now + $0 }
         } else if case .reloaded = input, isOnAir {
-            // A reload may add the first TLM or drop the last (the shell set the knob before it).
+            // A reload may add the first TLM or drop the last (the actuator set the knob before it).
             nextTelemetryAt = policy.telemetryMilliseconds.map { nextTelemetryAt ?? now + $0 }
         }
         if phase != .unplugged { unplugDeadline = nil }
@@ -378,6 +390,10 @@ public struct SessionMachine: Sendable {
 
     private mutating func transition(_ input: Input, now: Int64) -> [Effect] {
         switch (phase, input) {
+        case (.stopped, .takenOffAir): return instanceHasOtherOwner ? [.handBackInstance(stopping: true)] : []
+        case let (.stopped, .stopFailed(error)):
+            stopFailure = error
+            return []
         case (.stopped, _): return []
         case (.idle, .started), (.idle, .planAdopted), (.idle, .otherOwnerOfInstance), (.idle, .stopRequested): break
         case (.idle, _): return []
@@ -418,11 +434,14 @@ public struct SessionMachine: Sendable {
             phase = .deviceDown
             return []
         case .poweredOn:
+            // Powered while unplugged: the device is back (the sharing mode hears its return as MGMT
+            // Index Added, then New Settings with Powered).
+            if phase == .unplugged { return transition(.deviceBack, now: now) }
             // Powered again (also MGMT New Settings of another setting while powered: nothing to do on air).
             if clock.isOff, phase == .deviceDown, let c = policy.schedule.cycle {
                 phase = offPhase(c)
             }
-            guard !clock.isOff, phase != .onAir, phase != .unplugged else { return [] }
+            guard !clock.isOff, phase != .onAir else { return [] }
             return rearm(.deviceUp, now: now)
         case .deviceGone:
             pendingDisruption = nil
@@ -489,6 +508,8 @@ public struct SessionMachine: Sendable {
         case let .reloadRequested(inPlace):
             let method = reloadMethod(inPlace: inPlace)
             reloading = method
+            lastReloadMethod = method
+            reloadFailure = nil
             return [.reload(method)]
         case .reloaded:
             // On air with the new plan, unless off air anyway, or a central still holds a connection
@@ -506,8 +527,9 @@ public struct SessionMachine: Sendable {
             if case .connected = phase, !connectedBeacons.isEmpty { return [] }
             phase = .onAir
             return []
-        case .reloadFailed:
+        case let .reloadFailed(error):
             reloading = nil
+            reloadFailure = error
             // Off air, the previous plan goes on air with the next re-arm or on phase anyway.
             guard !clock.isOff, !isDown else { return [] }
             return rearm(.reloadFailed, now: now)
@@ -519,10 +541,13 @@ public struct SessionMachine: Sendable {
         case .stopRequested:
             let before = phase
             phase = .stopped
+            stopFailure = nil
             nextRotationAt = nil
             pendingRearm = nil
             clock.disableRetryAt = nil
             return stopEffects(from: before)
+        case .takenOffAir, .stopFailed:
+            return []   // outcomes of the stop, which only the stopped phase hears
         }
     }
 
@@ -573,13 +598,14 @@ public struct SessionMachine: Sendable {
     /// What the stop sends, from the phase it ends: nothing before the start or once the device is
     /// gone; nothing while it is down unless the kernel keeps our placements through a power-off;
     /// nothing while yielding the single instance to its other owner (it wrote it itself); otherwise
-    /// our placements off air, and the instance handed back when another owner shares it.
+    /// our placements off air (and once that is done, `takenOffAir`, the instance handed back when
+    /// another owner shares it).
     private func stopEffects(from phase: SessionPhase) -> [Effect] {
         switch phase {
         case .idle, .stopped, .unplugged: return []
         case .deviceDown where !policy.placementsSurvivePowerOff: return []
         case .yielding where instanceHasOtherOwner: return []
-        default: return instanceHasOtherOwner ? [.takeOffAir, .handBackInstance(stopping: true)] : [.takeOffAir]
+        default: return [.takeOffAir]
         }
     }
 

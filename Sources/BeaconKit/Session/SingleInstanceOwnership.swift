@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/// One advertising instance, several owners (issue 23): what the session keeps about the other owner
+/// One advertising instance, several owners: what the session keeps about the other owner
 /// of a single legacy advertising instance, and how long it fights it.
 ///
 /// On a controller without extended advertising (Raspberry Pi controllers, whatever Core version they report) the kernel
@@ -70,7 +70,7 @@ public struct ForeignLegacyAdvertising: Hashable, Sendable {
     public static let blankData = PlannedCommand(.leSetAdvertisingData([]))
 }
 
-/// How long beacon-tx fights another owner of its advertising instance (issue 23, item 3).
+/// How long beacon-tx fights another owner of its advertising instance.
 ///
 /// A takeover is another program's command that replaced or disabled our advertising (its data,
 /// parameters or enable on our instance or sets), not a reset or a power cycle. After `takeovers`

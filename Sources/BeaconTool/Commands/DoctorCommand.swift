@@ -234,7 +234,7 @@ enum DoctorCommand: Subcommand {
         guard case let .success(f) = features else {
             return DoctorFinding(id: "share-auto", device: info.name, verdict: .warn, summary: "not known: the kernel's instances were not seen (see kernel-instances)")
         }
-        let single = MGMTAdapter.singleInstance(family: family, caps)
+        let single = MGMTObserver.singleInstance(family: family, caps)
         if ShareMode.shares(.auto, singleInstance: single, kernelInstances: f.instances.count) {
             return DoctorFinding(id: "share-auto", device: info.name, verdict: .ok,
                                  summary: "--share auto would share: the one advertising instance carries kernel instances, so our beacons become kernel instances that take turns with them (MGMT)",

@@ -6,25 +6,25 @@ import BeaconKit
 enum Calibrate {
     static let defaultDuration = 10.0
 
-    static func run(_ session: OpenedDevice, _ setup: ScanCommand.Setup, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
+    static func run(_ opened: OpenedDevice, _ setup: ScanCommand.Setup, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         let region = setup.regions[0]
-        var calibration = Calibration(region: region, deviceID: session.info.id)
-        let plan = try ScanCommand.startScanning(session, setup, ctx)
+        var calibration = Calibration(region: region, deviceID: opened.info.id)
+        let plan = try ScanCommand.startScanning(opened, setup, ctx)
         let duration = setup.duration ?? defaultDuration
-        ctx.note("calibrating \(region) on \(session.name) for \(JSON.format(duration)) s: hold the beacon 1 m from this receiver")
+        ctx.note("calibrating \(region) on \(opened.name) for \(JSON.format(duration)) s: hold the beacon 1 m from this receiver")
         let end = ctx.monotonicMilliseconds() + Int64(duration * 1000)
-        var signal = session.runner.pendingSignal
+        var signal = opened.runner.pendingSignal
         func feed(_ receive: () throws(ControllerFailure) -> Void) throws(CLIError) {
-            do { try receive() } catch { throw CLIError(error, device: session.name, while: "calibrating") }
+            do { try receive() } catch { throw CLIError(error, device: opened.name, while: "calibrating") }
         }
-        for event in session.runner.takeUnrelatedEvents() {
+        for event in opened.runner.takeUnrelatedEvents() {
             try feed { () throws(ControllerFailure) in try calibration.receive(event) }
         }
         while signal == nil, calibration.identities.count < 2 {
             let wait = max(0, end - ctx.monotonicMilliseconds())
             if wait == 0 { break }
             let received: HCIReceive
-            do { received = try session.runner.receive(timeoutMilliseconds: Int(clamping: wait)) } catch { throw CLIError(error) }
+            do { received = try opened.runner.receive(timeoutMilliseconds: Int(clamping: wait)) } catch { throw CLIError(error) }
             switch received {
             case let .signal(n): signal = n
             case let .event(bytes): try feed { () throws(ControllerFailure) in try calibration.receive(bytes) }
@@ -32,7 +32,7 @@ enum Calibrate {
             }
         }
         do {
-            for step in plan.stop { try session.runner.run(step) }
+            for step in plan.stop { try opened.runner.run(step) }
         } catch { throw CLIError(error) }
         if let signal { ctx.note("signal \(signal): calibration ended early") }
 
@@ -42,11 +42,11 @@ enum Calibrate {
                          + "give --region UUID:MAJOR:MINOR of the one held at 1 m, or switch the other off")
         }
         guard let id = calibration.identities.first else {
-            throw CLIError(.unavailable, "no iBeacon in region \(region) heard on \(session.name) in \(JSON.format(duration)) s "
+            throw CLIError(.unavailable, "no iBeacon in region \(region) heard on \(opened.name) in \(JSON.format(duration)) s "
                            + "(\(calibration.reportCount) other advertising report(s)): is the beacon on, in range, and advertising this UUID/major/minor?")
         }
         guard let stats = calibration.statistics else {
-            throw CLIError(.unavailable, "\(session.name) heard \(id) \(calibration.unavailableCount) time(s) but reported its RSSI as not available (127) "
+            throw CLIError(.unavailable, "\(opened.name) heard \(id) \(calibration.unavailableCount) time(s) but reported its RSSI as not available (127) "
                            + "every time: this controller does not measure signal strength (virtual controllers such as btvirt always report 127); calibrate with a real adapter")
         }
         if calibration.unavailableCount > 0 {

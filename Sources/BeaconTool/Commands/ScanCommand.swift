@@ -109,27 +109,27 @@ enum ScanCommand: Subcommand {
         try s.apply(settings, from: a)
         // Before the first HCI socket: the scan needs only the HCI device ioctls and the terminal query.
         ctx.confineIoctls(verbose: a.has("--verbose"))
-        let session = try OpenedDevice.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose"), watchSignals: true), ctx)
-        if setup.calibrate { return try Calibrate.run(session, setup, ctx) }
-        if a.has("--expect") { return try ScanExpect.run(a, setup, session, ctx) }
+        let opened = try OpenedDevice.open(.init(device: s.device, timeoutMilliseconds: s.timeoutMilliseconds, verbose: a.has("--verbose"), watchSignals: true), ctx)
+        if setup.calibrate { return try Calibrate.run(opened, setup, ctx) }
+        if a.has("--expect") { return try ScanExpect.run(a, setup, opened, ctx) }
         let output = Output(setup: setup, ctx: ctx)
-        var configuration = ScanConfiguration(regions: setup.regions, reportAll: setup.all, deviceID: session.info.id)
+        var configuration = ScanConfiguration(regions: setup.regions, reportAll: setup.all, deviceID: opened.info.id)
         configuration.exitTimeout = setup.exitTimeout
         configuration.ranging.pathLoss = setup.pathLoss
         var scan = ScanSession(configuration)
-        let plan = try startScanning(session, setup, ctx)
-        ctx.note("scanning on \(session.name) (\(plan.family) commands\(setup.active ? ", active" : ", passive"))"
+        let plan = try startScanning(opened, setup, ctx)
+        ctx.note("scanning on \(opened.name) (\(plan.family) commands\(setup.active ? ", active" : ", passive"))"
                  + (setup.regions.isEmpty ? "" : "; regions: " + setup.regions.map(\.description).joined(separator: ", ")))
         let end = setup.duration.map { ctx.monotonicMilliseconds() + Int64($0 * 1000) }
-        var signal = session.runner.pendingSignal
+        var signal = opened.runner.pendingSignal
         func seconds() -> Double { Double(ctx.monotonicMilliseconds()) / 1000 }
         /// Hands one event to the session and shows what it reports; a controller failure ends the scan.
         func feed(_ receive: (Double) throws(ControllerFailure) -> [ScanUpdate]) throws(CLIError) {
             let now = seconds()
-            do { output.show(try receive(now)) } catch { throw CLIError(error, device: session.name, while: "scanning") }
+            do { output.show(try receive(now)) } catch { throw CLIError(error, device: opened.name, while: "scanning") }
         }
         // Reports that arrived while the start plan ran.
-        for event in session.runner.takeUnrelatedEvents() {
+        for event in opened.runner.takeUnrelatedEvents() {
             try feed { now throws(ControllerFailure) in try scan.receive(event, at: now) }
         }
         while signal == nil {
@@ -141,7 +141,7 @@ enum ScanCommand: Subcommand {
                 wait = wait < 0 ? ms : min(wait, ms)
             }
             let received: HCIReceive
-            do { received = try session.runner.receive(timeoutMilliseconds: Int(clamping: wait)) } catch { throw CLIError(error) }
+            do { received = try opened.runner.receive(timeoutMilliseconds: Int(clamping: wait)) } catch { throw CLIError(error) }
             switch received {
             case let .signal(n): signal = n
             case let .event(bytes): try feed { now throws(ControllerFailure) in try scan.receive(bytes, at: now) }
@@ -152,28 +152,28 @@ enum ScanCommand: Subcommand {
             if ctx.stdoutError() != nil { break }   // output is lost: stop scanning; exit 74 says why
         }
         do {
-            for step in plan.stop { try session.runner.run(step) }
+            for step in plan.stop { try opened.runner.run(step) }
         } catch { throw CLIError(error) }
         if ctx.stdoutError() != nil { return .success }
-        ctx.note((signal.map { "signal \($0): " } ?? "") + "scanning stopped on \(session.name): \(scan.reportCount) report(s), \(scan.beaconCount) beacon(s)")
+        ctx.note((signal.map { "signal \($0): " } ?? "") + "scanning stopped on \(opened.name): \(scan.reportCount) report(s), \(scan.beaconCount) beacon(s)")
         return .success
     }
 
     /// Runs the scan plan of the family the controller supports; on Command Disallowed (the
     /// controller is locked to the other family) switches once, as `start` does.
-    static func startScanning(_ session: OpenedDevice, _ setup: Setup, _ ctx: ToolContext) throws(CLIError) -> ScanPlan {
-        let extended = session.caps.supportsExtendedScanning
+    static func startScanning(_ opened: OpenedDevice, _ setup: Setup, _ ctx: ToolContext) throws(CLIError) -> ScanPlan {
+        let extended = opened.caps.supportsExtendedScanning
         let (legacyPlan, extendedPlan) = (setup.plans[0], setup.plans[1])
         do {
-            return try Advertiser.startSwitchingOnce(session.runner, extended ? extendedPlan : legacyPlan,
+            return try Advertiser.startSwitchingOnce(opened.runner, extended ? extendedPlan : legacyPlan,
                                                      fallback: extended ? legacyPlan : nil) { error in
-                ctx.warn("\(session.name): \(error); trying legacy scan commands")
+                ctx.warn("\(opened.name): \(error); trying legacy scan commands")
             }
         } catch {
             switch error {
             case let .refused(e): throw CLIError(e)
             case let .bothDisallowed(first, second):
-                throw CLIError(.unavailable, "\(session.name) refused both scan families (\(first); \(second)): another program holds the controller in the other family; retry, or stop it")
+                throw CLIError(.unavailable, "\(opened.name) refused both scan families (\(first); \(second)): another program holds the controller in the other family; retry, or stop it")
             }
         }
     }

@@ -41,7 +41,7 @@ enum ScanExpect {
         return s
     }
 
-    static func run(_ a: ParsedArguments, _ setup: ScanCommand.Setup, _ session: OpenedDevice, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
+    static func run(_ a: ParsedArguments, _ setup: ScanCommand.Setup, _ opened: OpenedDevice, _ ctx: ToolContext) throws(CLIError) -> ExitCode {
         let expect = try parse(a)
         func seconds() -> Double { Double(ctx.monotonicMilliseconds()) / 1000 }
         // An Eddystone-TLM beacon names no beacon of its own: it is heard with its UID or URL beacon.
@@ -49,17 +49,17 @@ enum ScanExpect {
             BeaconIdentity(e.frame).map { ExpectedBeacon($0, identifier: e.identifier) }
         }
         var audit = BeaconAudit(expected: expected, window: expect.window, at: seconds())
-        let report = Report(device: session.name, json: setup.json, metrics: expect.metrics, ctx: ctx)
+        let report = Report(device: opened.name, json: setup.json, metrics: expect.metrics, ctx: ctx)
         // Reports heard per expected beacon since the start (the counters of the metrics file).
         var heardTotals: [BeaconIdentity: Int] = [:]
         var countedSinceWrite = false
         report.write(audit, running: true, totals: heardTotals)
-        let plan = try ScanCommand.startScanning(session, setup, ctx)
-        ctx.note("listening on \(session.name) for \(audit.expected.count) expected beacon(s) from \(expect.configs.count) config(s), window \(JSON.format(expect.window)) s"
+        let plan = try ScanCommand.startScanning(opened, setup, ctx)
+        ctx.note("listening on \(opened.name) for \(audit.expected.count) expected beacon(s) from \(expect.configs.count) config(s), window \(JSON.format(expect.window)) s"
                  + (setup.duration.map { "; audit of \(JSON.format($0)) s" } ?? "; until Ctrl-C / SIGTERM"))
         let oneShot = setup.duration != nil
         let end = setup.duration.map { ctx.monotonicMilliseconds() + Int64($0 * 1000) }
-        var signal = session.runner.pendingSignal
+        var signal = opened.runner.pendingSignal
         func apply(_ changes: [AuditChange]) {
             if !changes.isEmpty, !oneShot { report.show(changes, audit) }
             // the counters are written with each change, and while they count at most every `refresh` s
@@ -68,9 +68,9 @@ enum ScanExpect {
             report.write(audit, running: true, totals: heardTotals)
         }
         func feed(_ event: HCIEvent) throws(CLIError) {
-            if let failure = ControllerFailure(event, deviceID: session.info.id) {
+            if let failure = ControllerFailure(event, deviceID: opened.info.id) {
                 report.write(audit, running: false, totals: heardTotals)
-                throw CLIError(failure, device: session.name, while: "scanning")
+                throw CLIError(failure, device: opened.name, while: "scanning")
             }
             guard let batch = AdvertisingReports.decodePartial(event: event) else { return }
             if let defect = batch.error { ctx.warn("malformed advertising report skipped: \(defect)") }
@@ -86,7 +86,7 @@ enum ScanExpect {
             }
             apply(changes)
         }
-        for event in session.runner.takeUnrelatedEvents() { try feed(event) }
+        for event in opened.runner.takeUnrelatedEvents() { try feed(event) }
         while signal == nil {
             let now = ctx.monotonicMilliseconds()
             var wait: Int64 = -1
@@ -96,7 +96,7 @@ enum ScanExpect {
                 wait = wait < 0 ? ms : min(wait, ms)
             }
             let received: HCIReceive
-            do { received = try session.runner.receive(timeoutMilliseconds: Int(clamping: wait)) } catch {
+            do { received = try opened.runner.receive(timeoutMilliseconds: Int(clamping: wait)) } catch {
                 report.write(audit, running: false, totals: heardTotals)
                 throw CLIError(error)
             }
@@ -111,16 +111,16 @@ enum ScanExpect {
             if ctx.stdoutError() != nil { break }
         }
         do {
-            for step in plan.stop { try session.runner.run(step) }
+            for step in plan.stop { try opened.runner.run(step) }
         } catch { throw CLIError(error) }
         apply(audit.tick(at: seconds()))
         report.write(audit, running: false, totals: heardTotals)
         if ctx.stdoutError() != nil { return .success }
         report.summary(audit)
-        if let signal { ctx.note("signal \(signal): listening stopped on \(session.name)") }
+        if let signal { ctx.note("signal \(signal): listening stopped on \(opened.name)") }
         let missing = audit.missing
         guard oneShot, !missing.isEmpty else { return .success }
-        ctx.log(.error, "beacon-tx scan: \(missing.count) of \(audit.expected.count) expected beacon(s) not heard on \(session.name) within \(JSON.format(expect.window)) s: "
+        ctx.log(.error, "beacon-tx scan: \(missing.count) of \(audit.expected.count) expected beacon(s) not heard on \(opened.name) within \(JSON.format(expect.window)) s: "
                 + missing.map(Report.name).joined(separator: ", "))
         return .differs
     }

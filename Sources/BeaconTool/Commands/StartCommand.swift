@@ -359,8 +359,8 @@ enum StartCommand: Subcommand {
         let family: AdvertisingFamily
         do { family = try Advertiser.chooseFamily(s.controller, opened.caps, device: opened.name) } catch { throw CLIError(error) }
         var caps = opened.caps
-        if !detach, try MGMTAdapter.decide(s, family: family, opened, caps, ctx) {
-            let loop = SessionLoop(adapter: try MGMTAdapter(opened: opened, settings: s, arguments: a, ctx: ctx), settings: s,
+        if !detach, try MGMTObserver.decide(s, family: family, opened, caps, ctx) {
+            let loop = SessionLoop(observer: try MGMTObserver(opened: opened, settings: s, arguments: a, ctx: ctx), settings: s,
                                    arguments: a, ctx: ctx, service: service)
             return .loop(loop)
         }
@@ -402,7 +402,7 @@ enum StartCommand: Subcommand {
             ctx.note("detached; the controller keeps advertising until 'beacon-tx stop --device \(opened.name)\(setHint)' (nothing re-arms or reloads detached beacons)")
             return .done(.success)
         }
-        let loop = SessionLoop(adapter: try RawHCIAdapter(opened: opened, kiosk: kiosk, settings: s, arguments: a, ctx: ctx), settings: s,
+        let loop = SessionLoop(observer: try RawHCIObserver(opened: opened, kiosk: kiosk, settings: s, arguments: a, ctx: ctx), settings: s,
                                arguments: a, ctx: ctx, service: service)
         return .loop(loop)
     }

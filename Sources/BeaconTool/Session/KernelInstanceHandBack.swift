@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
-/// A single legacy advertising instance shared with the kernel's MGMT instances (issue 23): what a
+/// A single legacy advertising instance shared with the kernel's MGMT instances: what a
 /// kiosk asks the kernel before it takes the instance, and how its stop gives the instance back when
 /// the kernel's own data was never seen on the raw socket (it was written before beacon-tx started).
 enum KernelInstanceHandBack {

@@ -2,7 +2,7 @@
 import BeaconKit
 
 /// What a session has on air now, as one value: the mode's adapter makes it once per change
-/// (`SessionAdapter.snapshot`), and `STATUS=`, the state file (`ServiceReporter.onAir`) and the
+/// (`SessionObserver.snapshot`), and `STATUS=`, the state file (`ServiceReporter.onAir`) and the
 /// metrics (`KioskMetricsFile.update`) all read this one value, so they cannot tell two stories.
 /// Everything in it is the session's own account (its machine and plan), nothing read back from
 /// the controller.

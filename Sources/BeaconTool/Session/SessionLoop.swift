@@ -8,7 +8,7 @@ import BeaconKit
 /// Ctrl-C note and `--device-timeout` for an unplugged controller. An idle kiosk with one beacon
 /// sets no timer (it wakes only for packets and signals).
 final class SessionLoop {
-    let adapter: SessionAdapter
+    let observer: SessionObserver
     private(set) var settings: Settings
     let arguments: ParsedArguments
     let ctx: ToolContext
@@ -22,13 +22,13 @@ final class SessionLoop {
 
     static let sighup: Int32 = 1
 
-    init(adapter: SessionAdapter, settings: Settings, arguments: ParsedArguments, ctx: ToolContext, service: ServiceReporter) {
-        self.adapter = adapter
+    init(observer: SessionObserver, settings: Settings, arguments: ParsedArguments, ctx: ToolContext, service: ServiceReporter) {
+        self.observer = observer
         self.settings = settings
         self.arguments = arguments
         self.ctx = ctx
         self.service = service
-        adapter.policy.unplugWaitMilliseconds = Int64(settings.deviceTimeoutSeconds) * 1000
+        observer.session.policy.unplugWaitMilliseconds = Int64(settings.deviceTimeoutSeconds) * 1000
     }
 
     func run() throws(CLIError) -> ExitCode {
@@ -41,13 +41,13 @@ final class SessionLoop {
 
     /// The first report (state file, READY=1, metrics), the change callback, the Ctrl-C note.
     func begin() {
-        metrics = KioskMetricsFile.make(settings.metrics, device: adapter.device, ctx)
-        adapter.onChange = { [unowned self] phase in
+        metrics = KioskMetricsFile.make(settings.metrics, device: observer.device, ctx)
+        observer.session.onPhaseChange = { [unowned self] phase in
             // The phase's sentence is rendered here, at the edge: a wait is a warning, the cycle's off phase a note.
-            let snapshot = adapter.snapshot(settings)
+            let snapshot = observer.snapshot(settings)
             if snapshot.onAir {
                 service.onAir(snapshot)
-            } else if let why = phase.text(device: adapter.device) {
+            } else if let why = phase.text(device: observer.device) {
                 if phase.isWaiting { ctx.warn(why) } else { ctx.note(why) }
                 service.offAir(why)
             }
@@ -63,7 +63,7 @@ final class SessionLoop {
     /// One snapshot to the state file and `STATUS=` (on air; otherwise `offAir`'s text, if any) and
     /// to the metrics.
     private func publish(offAir why: String? = nil) {
-        let snapshot = adapter.snapshot(settings)
+        let snapshot = observer.snapshot(settings)
         if snapshot.onAir { service.onAir(snapshot) } else if let why { service.offAir(why) }
         metrics?.update(snapshot)
     }
@@ -71,38 +71,38 @@ final class SessionLoop {
     /// The metrics file's final state; the callback let go.
     func end() {
         metrics?.ended()
-        adapter.onChange = nil
+        observer.session.onPhaseChange = nil
     }
 
     /// One wait and what it brought: nil to go on, or the exit code.
     func turn() throws(CLIError) -> ExitCode? {
-        if adapter.machine.phase == .unplugged {
+        if observer.session.machine.phase == .unplugged {
             if !unplugNoted {
                 unplugNoted = true
-                let text = "\(adapter.device) (\(adapter.address)) was unregistered; waiting up to \(settings.deviceTimeoutSeconds) s for it to return"
+                let text = "\(observer.device) (\(observer.address)) was unregistered; waiting up to \(settings.deviceTimeoutSeconds) s for it to return"
                 ctx.warn(text)
                 service.offAir(text)
             }
             // The machine's unplug timer bounds the wait; its expiry is the machine's to decide.
             let now = ctx.monotonicMilliseconds()
-            let until = adapter.machine.unplugDeadline ?? now + Int64(settings.deviceTimeoutSeconds) * 1000
-            switch try adapter.awaitReturn(settings, timeoutMilliseconds: Int(clamping: max(0, until - now))) {
+            let until = observer.session.machine.unplugDeadline ?? now + Int64(settings.deviceTimeoutSeconds) * 1000
+            switch try observer.awaitReturn(settings, timeoutMilliseconds: Int(clamping: max(0, until - now))) {
             case .returned: return nil
             case .onSocket: break
             case let .signal(n): return try stop("signal \(n)")
-            case .timedOut: adapter.timerExpired()
+            case .timedOut: observer.session.timerExpired()
             }
         } else {
             unplugNoted = false
         }
-        if adapter.machine.deviceLost { throw unpluggedTooLong() }
-        var signal = adapter.takePendingSignal()
+        if observer.session.machine.deviceLost { throw unpluggedTooLong() }
+        var signal = observer.takePendingSignal()
         if signal == nil {
-            var wait = adapter.machine.nextDeadline.map { max(0, $0 - ctx.monotonicMilliseconds()) } ?? -1
+            var wait = observer.session.machine.nextDeadline.map { max(0, $0 - ctx.monotonicMilliseconds()) } ?? -1
             // WATCHDOG=1 only while the beacons are on air or expected back (systemd restarts a stuck session).
-            wait = watchdog?.wait(wait, healthy: adapter.machine.isHealthy) ?? wait
+            wait = watchdog?.wait(wait, healthy: observer.session.machine.isHealthy) ?? wait
             let wake: SessionWake
-            do { wake = try adapter.receive(timeoutMilliseconds: Int(clamping: wait)) } catch {
+            do { wake = try observer.receive(timeoutMilliseconds: Int(clamping: wait)) } catch {
                 service.failed(error.message)
                 throw error
             }
@@ -110,25 +110,25 @@ final class SessionLoop {
             case let .signal(n): signal = n
             case .packet: break
             case .timedOut:
-                adapter.timerExpired()
-                if adapter.machine.deviceLost { throw unpluggedTooLong() }
-                metrics?.update(adapter.snapshot(settings))   // a rotation's turn (written only when the file changes)
+                observer.session.timerExpired()
+                if observer.session.machine.deviceLost { throw unpluggedTooLong() }
+                metrics?.update(observer.snapshot(settings))   // a rotation's turn (written only when the file changes)
             }
         }
-        if adapter.machine.finished { return try stop("schedule done") }
+        if observer.session.machine.finished { return try stop("schedule done") }
         guard let signal else { return nil }
         if signal == Self.sighup, let path = arguments.path("--config")?.display {
             service.reloading()
             let applied = reload(path)
             metrics?.reloaded(applied: applied)
-            publish(offAir: adapter.machine.phase.text(device: adapter.device))
+            publish(offAir: observer.session.machine.phase.text(device: observer.device))
             return nil
         }
         return try stop("signal \(signal)" + (signal == Self.sighup ? " (SIGHUP without --config: the terminal closed)" : ""))
     }
 
     private func unpluggedTooLong() -> CLIError {
-        let message = "\(adapter.device) (\(adapter.address)) did not return within \(settings.deviceTimeoutSeconds) s (--device-timeout); nothing is on air"
+        let message = "\(observer.device) (\(observer.address)) did not return within \(settings.deviceTimeoutSeconds) s (--device-timeout); nothing is on air"
         service.failed(message)
         return CLIError(.unavailable, message)
     }
@@ -137,17 +137,17 @@ final class SessionLoop {
     private func stop(_ why: String) throws(CLIError) -> ExitCode {
         service.stopping()
         defer { service.stopped() }
-        let away = adapter.machine.phase == .unplugged
-        let what = try adapter.stop(settings)
-        metrics?.update(adapter.snapshot(settings))
-        ctx.note("\(why): " + (away ? "stopped while \(adapter.address) was away (nothing was on air)" : what))
+        let away = observer.session.machine.phase == .unplugged
+        let what = try observer.stop(settings)
+        metrics?.update(observer.snapshot(settings))
+        ctx.note("\(why): " + (away ? "stopped while \(observer.address) was away (nothing was on air)" : what))
         return .success
     }
 
     /// The keys a reload cannot apply to a running session: another controller, another mode (or
     /// the sharing mode's MGMT commands), or another schedule (`duration`, `cycle`) would be a new session. A change to any of them is
     /// refused, naming each with its old and new value, before anything is sent. Every other key
-    /// takes effect: the beacons' keys through the adapter's reload, `timeout` on the next command,
+    /// takes effect: the beacons' keys through the observer's reload, `timeout` on the next command,
     /// `deviceTimeout` at the next unplug, `metrics` by moving the file.
     static let fixedAtStart: [Setting] = [.device, .share, .shareCommands, .duration, .cycle]
 
@@ -162,8 +162,8 @@ final class SessionLoop {
     /// moved away), the new one is written from the session as it is.
     private func moveMetrics(to path: FilePath?) {
         metrics?.remove()
-        metrics = KioskMetricsFile.make(path, device: adapter.device, ctx)
-        metrics?.update(adapter.snapshot(settings))
+        metrics = KioskMetricsFile.make(path, device: observer.device, ctx)
+        metrics?.update(observer.snapshot(settings))
     }
 
     /// SIGHUP: re-read the file (flags still override it). A bad file, or one the mode refuses, is
@@ -183,10 +183,10 @@ final class SessionLoop {
             return false
         }
         do {
-            let r = try adapter.reload(new)
+            let r = try observer.reload(new)
             let moved = new.metrics != settings.metrics
             settings = new
-            adapter.policy.unplugWaitMilliseconds = Int64(new.deviceTimeoutSeconds) * 1000
+            observer.session.policy.unplugWaitMilliseconds = Int64(new.deviceTimeoutSeconds) * 1000
             if moved { moveMetrics(to: new.metrics) }
             let c = r.summary
             ctx.note("reloaded \(path): \(c.unchanged) unchanged, \(c.updated) updated, \(c.added) added, \(c.removed) removed" + r.detail)

@@ -6,7 +6,7 @@ import BeaconKit
 /// Removed/Added, New Settings) to the `SharedAdvertisingSession`, which carries out the machine's
 /// effects with SharePlan (add, remove, re-add); the same channel delivers the signals and sees the
 /// device return.
-final class MGMTAdapter: SessionAdapter {
+final class MGMTObserver: SessionObserver {
     let opened: OpenedDevice
     let shared: SharedAdvertisingSession
     let channel: MGMTChannel
@@ -64,7 +64,7 @@ final class MGMTAdapter: SessionAdapter {
         shared.policy.schedule = s.schedule
         do { try shared.start() } catch {
             channel.close()
-            throw CLIError(error)
+            throw CLIError(error, device: opened.name)
         }
         if Int(shared.plan.durationSeconds) * 1000 != s.rotationMilliseconds {
             ctx.note("MGMT durations are whole seconds: the \(s.rotationMilliseconds) ms dwell (--rotation) is \(shared.plan.durationSeconds) s")
@@ -76,22 +76,13 @@ final class MGMTAdapter: SessionAdapter {
                     // measured on btvirt (verify-share-extended): the kernel puts each on the set of its number, all at once
                     ? "the kernel gives each an advertising set of its own, all on air at once)"
                     : "each on air \(shared.plan.durationSeconds) s at a time in the kernel's rotation)"))
-        shared.handleKept()
     }
 
     deinit { channel.close() }
 
+    var session: LoopSession { shared }
     var device: String { opened.name }
     var address: String { opened.info.address }
-    var machine: SessionMachine { shared.machine }
-    var policy: SessionMachine.Policy {
-        get { shared.policy }
-        set { shared.policy = newValue }
-    }
-    var onChange: ((SessionPhase) -> Void)? {
-        get { shared.onPhaseChange }
-        set { shared.onPhaseChange = newValue }
-    }
 
     func takePendingSignal() -> Int32? { runner.takePendingSignal() }
 
@@ -106,17 +97,11 @@ final class MGMTAdapter: SessionAdapter {
             if let e = try? MGMTEvent(packet: bytes) {
                 if verbose { ctx.log(.debug, MGMTText.traceLine(e)) }
                 shared.handle(e)
-                shared.handleKept()
             }
             return .packet
         case .timedOut:
             return .timedOut
         }
-    }
-
-    func timerExpired() {
-        shared.timerExpired()
-        shared.handleKept()
     }
 
     /// Our kernel instances: on a legacy controller the kernel rotates them on the one advertising
@@ -132,13 +117,13 @@ final class MGMTAdapter: SessionAdapter {
     func reload(_ new: Settings) throws(CLIError) -> SessionReload {
         if let refused = ShareOptions.refusal(new, mode: new.share) { throw refused }
         let r: ReloadSummary
-        do { r = try shared.reload(new.beacons.map(new.advertisement), dwellMilliseconds: new.rotationMilliseconds) } catch { throw CLIError(error) }
+        do { r = try shared.reload(new.beacons.map(new.advertisement), dwellMilliseconds: new.rotationMilliseconds) } catch { throw CLIError(error, device: opened.name) }
         runner.timeoutMilliseconds = new.timeoutMilliseconds
         return SessionReload(summary: r, detail: " (kernel instances " + shared.plan.instances.map(String.init).joined(separator: ", ") + ")")
     }
 
     func stop(_ s: Settings) throws(CLIError) -> String {
-        do { try shared.stop() } catch { throw CLIError(error) }
+        do { try shared.stop() } catch { throw CLIError(error, device: opened.name) }
         return "removed our kernel advertising instances \(shared.plan.instances.map(String.init).joined(separator: ", ")) on \(opened.name)"
     }
 

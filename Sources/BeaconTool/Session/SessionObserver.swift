@@ -1,27 +1,33 @@
 // SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
-/// What the one session loop needs of a mode: its session's machine (phase, deadline, health,
-/// schedule), an observer on its socket (each packet becomes the session's input there), and the
-/// mode's own way of carrying out a reload, a stop and a device's return. Raw HCI: `RawHCIAdapter`
-/// (`AdvertisingSession`, KioskPlan); the sharing mode: `MGMTAdapter` (`SharedAdvertisingSession`,
-/// SharePlan).
-protocol SessionAdapter: AnyObject {
-    var device: String { get }
-    /// The controller's address, for the unplug notes.
-    var address: String { get }
+/// Either mode's session as the loop sees it, whatever its actuator: `Session` is the one conformance.
+protocol LoopSession: AnyObject {
     var machine: SessionMachine { get }
     /// The machine's knobs (the loop sets the unplug wait from `--device-timeout`).
     var policy: SessionMachine.Policy { get set }
     /// Called on every phase change and re-arm, once the session's effects are done.
-    var onChange: ((SessionPhase) -> Void)? { get set }
+    var onPhaseChange: ((SessionPhase) -> Void)? { get set }
+    /// The machine's deadline passed.
+    func timerExpired()
+}
+
+extension Session: LoopSession {}
+
+/// What the one session loop needs of a mode beside its session: the observer on its socket (each
+/// packet becomes one input of the session), and the edge of its reload, stop and device return.
+/// Raw HCI: `RawHCIObserver` (`AdvertisingSession`, KioskPlan); the sharing mode: `MGMTObserver`
+/// (`SharedAdvertisingSession`, SharePlan).
+protocol SessionObserver: AnyObject {
+    var session: LoopSession { get }
+    var device: String { get }
+    /// The controller's address, for the unplug notes.
+    var address: String { get }
     /// A signal the socket already delivered (while a command waited for its answer).
     func takePendingSignal() -> Int32?
     /// One wait on the socket: a packet is handed to the session. Throws the loop's final error
     /// (the message names the device and what is left on air).
     func receive(timeoutMilliseconds: Int) throws(CLIError) -> SessionWake
-    /// The machine's deadline passed.
-    func timerExpired()
     /// What is on air now, with the settings on air: the one value `STATUS=`, the state file and the
     /// metrics read.
     func snapshot(_ s: Settings) -> OnAirSnapshot

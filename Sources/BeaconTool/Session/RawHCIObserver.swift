@@ -2,10 +2,10 @@
 import BeaconKit
 
 /// Raw HCI under the one `SessionLoop`: the observer hands the raw socket's events and other
-/// programs' commands to the `AdvertisingSession` (which carries out the machine's effects with
-/// KioskPlan, the family and capacity fallbacks and the hand-back); a reload updates in place or
-/// restarts; an unplugged controller is waited for on the host and a new runner attached.
-final class RawHCIAdapter: SessionAdapter {
+/// programs' commands to the `AdvertisingSession` (whose `RawHCIActuator` carries out the machine's
+/// effects with KioskPlan); an unplugged controller is waited for on the host and a new runner
+/// attached.
+final class RawHCIObserver: SessionObserver {
     private(set) var opened: OpenedDevice
     let kiosk: AdvertisingSession
     let arguments: ParsedArguments
@@ -19,17 +19,9 @@ final class RawHCIAdapter: SessionAdapter {
         try Self.watch(opened.channel, settings)
     }
 
+    var session: LoopSession { kiosk }
     var device: String { kiosk.device }
     var address: String { opened.info.address }
-    var machine: SessionMachine { kiosk.machine }
-    var policy: SessionMachine.Policy {
-        get { kiosk.policy }
-        set { kiosk.policy = newValue }
-    }
-    var onChange: ((SessionPhase) -> Void)? {
-        get { kiosk.onPhaseChange }
-        set { kiosk.onPhaseChange = newValue }
-    }
 
     func takePendingSignal() -> Int32? { opened.runner.takePendingSignal() }
 
@@ -54,8 +46,6 @@ final class RawHCIAdapter: SessionAdapter {
         return .packet
     }
 
-    func timerExpired() { kiosk.timerExpired() }
-
     /// Its sets, or the rotation with its turn, from the plan on air (none before the first start).
     func snapshot(_ s: Settings) -> OnAirSnapshot {
         let plan = kiosk.plan
@@ -76,7 +66,7 @@ final class RawHCIAdapter: SessionAdapter {
         do {
             let summary = try kiosk.reload(new.kiosk)
             opened.runner.timeoutMilliseconds = new.timeoutMilliseconds
-            try? opened.channel.setEventFilter(AdvertisingSession.inputFilter(for: new.kiosk).events)
+            try? opened.channel.setEventFilter(RawHCIActuator.inputFilter(for: new.kiosk).events)
             return SessionReload(summary: summary, detail: summary.restarted ? " (all restarted: the layout changed)" : "")
         } catch {
             if case let .plan(p) = error { throw new.planError(p) }
@@ -85,7 +75,7 @@ final class RawHCIAdapter: SessionAdapter {
     }
 
     func stop(_ s: Settings) throws(CLIError) -> String {
-        do { try kiosk.stop() } catch { throw CLIError(error) }
+        do { try kiosk.stop() } catch { throw CLIError(error, device: opened.name) }
         KernelInstanceHandBack.handBack(kiosk, opened, timeout: s.timeoutMilliseconds, verbose: arguments.has("--verbose"), ctx)
         return "advertising stopped on \(opened.name)"
     }
@@ -93,7 +83,7 @@ final class RawHCIAdapter: SessionAdapter {
     /// What the session needs to hear on `channel`: its events, and other programs' commands.
     static func watch(_ channel: HCIChannel, _ s: Settings) throws(CLIError) {
         do {
-            let filter = AdvertisingSession.inputFilter(for: s.kiosk)
+            let filter = RawHCIActuator.inputFilter(for: s.kiosk)
             try channel.setEventFilter(filter.events)
             try channel.observeCommands(filter.observesCommands)
         } catch { throw CLIError(error) }

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-/// The advertising session of a kiosk: desired state = the beacons of a `KioskConfiguration`; the
-/// session puts them on air, keeps them there and takes them off.
-///
-/// A reconciler in two halves. `SessionMachine` decides: a transition function from (phase, input,
-/// now) to (phase, effects), with the timers and counters. This class is its shell: it turns packets
-/// into inputs (what another program's command does to our placements is read from the controller
-/// state model, `disruption`), carries out the effects on the controller through an
-/// `HCICommandRunner` and feeds their outcome back. So it runs the same against the raw socket, a
-/// scripted controller and the behavioural one. It owns start, re-arm, rotation, reload and stop;
-/// the CLI only pumps.
+/// The raw-HCI advertising session of a kiosk (`Session` over `RawHCIActuator`): desired state = the
+/// beacons of a `KioskConfiguration`; the session puts them on air, keeps them there and takes them off.
+public typealias AdvertisingSession = Session<RawHCIActuator>
+
+/// Raw HCI's actuator and observer. `SessionMachine` decides (a transition function from (phase,
+/// input, now) to (phase, effects)); this class carries the effects out on the controller through an
+/// `HCICommandRunner` with `KioskPlan` (the family and capacity fallbacks, the rotation, the hand-back
+/// of a shared single instance) and returns their outcomes as inputs. As the observer it turns each
+/// packet into one input (what another program's command does to our placements is read from the
+/// controller state model, `disruption`). So it runs the same against the raw socket, a scripted
+/// controller and the behavioural one.
 ///
 /// Re-arm rules (what beacon-tx fights, what it respects):
 /// - any command of another program that makes the controller differ from the desired state on our
@@ -23,8 +24,8 @@
 /// - a connection that ended a connectable beacon: re-enabled after the Disconnection Complete;
 /// - in an off phase of `--cycle` none of these: the next on phase runs the whole start plan.
 /// A failed re-arm is retried every `retryMilliseconds`; takeovers beyond the `FightBudget` yield.
-public final class AdvertisingSession: SessionShell {
-    public private(set) var configuration: KioskConfiguration {
+public final class RawHCIActuator: SessionActuator {
+    public internal(set) var configuration: KioskConfiguration {
         didSet { planCache = [:] }
     }
     public private(set) var caps: ControllerCapabilities
@@ -33,13 +34,6 @@ public final class AdvertisingSession: SessionShell {
     /// The plan on air (or to re-arm); nil before the first start.
     public private(set) var plan: KioskPlan? {
         didSet { desiredCache = nil }
-    }
-    /// The decisions: phase, timers, counters. Its members read as the session's own
-    /// (`session.phase`: `SessionShell`); its knobs are `policy`.
-    public private(set) var machine = SessionMachine()
-    public var policy: SessionMachine.Policy {
-        get { machine.policy }
-        set { machine.policy = newValue }
     }
 
     /// The other owner of a single legacy instance (the kernel's MGMT instances), as it last wrote
@@ -51,25 +45,26 @@ public final class AdvertisingSession: SessionShell {
     /// The stop left blank data in the instance of the kernel's instances (`kernelInstances`): the
     /// pump asks the kernel to write them again (MGMT), which the session cannot do on HCI.
     public private(set) var needsKernelHandBack = false
+    /// Reads a TLM beacon's temperature source (`Telemetry.temperatureSource`) in 1/256 °C; nil: not
+    /// measured. The pump gives the reader; the core opens no file.
+    public var readTemperature: (String) -> Int16? = { _ in nil }
 
-    /// Notes for the operator, rendered at the edge (stderr).
-    public var log: (SessionNote) -> Void
-    /// Called on every phase change and re-arm (sd_notify STATUS, state file), once the effects are done.
-    public var onPhaseChange: ((SessionPhase) -> Void)?
-
-    private let now: () -> Int64
     private var deviceID: UInt16?
     /// The desired state of the plan at one rotation index (the disruption rule reads it for every
     /// foreign command).
     private var desiredCache: (index: Int, state: ControllerAdvertisingState)?
-
     /// The random static address the beacons advertise from when the controller has no public
     /// address; fixed for the session, so a reload keeps it (`KioskConfiguration.ownRandomAddress`).
     public let ownRandomAddress: [UInt8]?
+    /// Packets the runner kept while it waited for our own answers, not yet turned into inputs.
+    private var kept: [ObservedPacket] = []
+    private var cycleHandBackNoted = false
+    /// The reload being carried out: its configuration, plan and update in place (worked out once),
+    /// from `reload` until the machine's `Effect.reload`.
+    private var pendingReload: (configuration: KioskConfiguration, plan: KioskPlan, inPlaceSteps: [PlannedCommand]?)?
 
     public init(configuration: KioskConfiguration, caps: ControllerCapabilities, device: String, deviceID: UInt16? = nil,
-                ownRandomAddress: [UInt8]? = nil,
-                runner: HCICommandRunner, now: @escaping () -> Int64, log: @escaping (SessionNote) -> Void) {
+                ownRandomAddress: [UInt8]? = nil, runner: HCICommandRunner) {
         var configuration = configuration
         configuration.ownRandomAddress = ownRandomAddress
         self.ownRandomAddress = ownRandomAddress
@@ -78,17 +73,11 @@ public final class AdvertisingSession: SessionShell {
         self.device = device
         self.deviceID = deviceID ?? HCIDeviceInfo.id(fromName: device)
         self.runner = runner
-        self.now = now
-        self.log = log
-        machine.policy.telemetryMilliseconds = configuration.hasTelemetry ? Self.telemetryMilliseconds : nil
     }
 
     /// An Eddystone-TLM's counts are written once a second (the most the specification's 0.1 s time
     /// counter and a scanner's ~1 Hz ranging need; one data write per TLM set).
     public static let telemetryMilliseconds: Int64 = 1000
-    /// Reads a TLM beacon's temperature source (`Telemetry.temperatureSource`) in 1/256 °C; nil: not
-    /// measured. The pump gives the reader; the core opens no file.
-    public var readTemperature: (String) -> Int16? = { _ in nil }
 
     /// What a session needs to hear: the HCI events it reacts to, and whether other programs'
     /// commands are copied to it. The session declares it; the pump installs it on the channel.
@@ -107,119 +96,108 @@ public final class AdvertisingSession: SessionShell {
                            observesCommands: true)
     }
 
-    /// One input to the machine and its effects, queued: an effect's outcome is the next input, never
-    /// handled inside the effect. The pump hears of a phase change once the queue is empty: "off"
-    /// after the disable was sent, "on air" after the re-arm.
-    private func send(_ input: SessionMachine.Input) {
-        let before = (machine.phase, machine.rearmCount)
-        guard inputs.send(input, step: { self.machine.step($0, now: self.now()) }, perform: perform) else { return }
-        if machine.phase != before.0 || machine.rearmCount != before.1 { onPhaseChange?(machine.phase) }
-    }
-    private let inputs = MachineInputQueue()
-    private var cycleHandBackNoted = false
-    /// The reload being carried out (`Effect.reload`), and what went wrong in a reload or the stop:
-    /// effects cannot throw, `reload` and `stop` throw it once the queue is empty.
-    private var pendingReload: (configuration: KioskConfiguration, plan: KioskPlan, inPlaceSteps: [PlannedCommand]?)?
-    private var reloadError: SessionError?
-    private var stopError: HCIError?
+    // MARK: the effects
 
-    private func perform(_ effect: SessionMachine.Effect) {
+    public func perform(_ effect: SessionMachine.Effect, _ session: AdvertisingSession) -> [SessionMachine.Input] {
         switch effect {
         case let .rearm(cause, started, resume):
             let family = plan?.family ?? configuration.family ?? caps.preferredAdvertisingFamily ?? .legacy
             let resumable = plan?.rotationSteps.count ?? 0
             do throws(SessionError) {
-                try putOnAir(family: family)
+                var inputs = try putOnAir(family: family, session)
                 var index = 0
                 if resume > 0, let plan, plan.rotationSteps.count == resumable, resume < resumable {
                     do { try runner.run(plan.rotationSteps[resume]) } catch { throw .command(error) }
                     index = resume
                 }
-                send(.rearmed(cause, started: started, rotationIndex: index))
+                inputs.append(.rearmed(cause, started: started, rotationIndex: index))
+                return inputs
             } catch {
-                send(.failed(cause, error, deviceDown: error.isDeviceDown))
+                return [.failed(cause, error, deviceDown: error.isDeviceDown)]
             }
         case let .rotate(to):
-            guard let plan, plan.rotationSteps.indices.contains(to) else { return }
+            guard let plan, plan.rotationSteps.indices.contains(to) else { return [] }
             do {
-                try writeWhileAdvertising(plan.rotationSteps[to], plan)
-                send(.rotated(to: to))
+                try writeWhileAdvertising(plan.rotationSteps[to], plan, session)
+                return [.rotated(to: to)]
             } catch {
-                send(.failed(.rotationStepFailed, .command(error), deviceDown: SessionError.command(error).isDeviceDown))
+                return [.failed(.rotationStepFailed, .command(error), deviceDown: SessionError.command(error).isDeviceDown)]
             }
         case let .refreshTelemetry(onAir, uptime):
-            guard let old = plan else { return }
+            guard let old = plan else { return [] }
             var new = configuration
             guard new.refreshTelemetry(onAirMilliseconds: onAir, uptimeMilliseconds: uptime, sideBySide: !old.layout.isRotation,
-                                       temperature: readTemperature) else { return }
+                                       temperature: readTemperature) else { return [] }
             do throws(SessionError) {
                 let fresh: KioskPlan
                 do { fresh = try KioskPlan(new, family: old.family, rotate: old.layout.isRotation) } catch { throw .plan(error) }
-                for step in fresh.telemetrySteps(rotationIndex: machine.rotationIndex) {
-                    do { try writeWhileAdvertising(step, fresh) } catch { throw .command(error) }
+                for step in fresh.telemetrySteps(rotationIndex: session.machine.rotationIndex) {
+                    do { try writeWhileAdvertising(step, fresh, session) } catch { throw .command(error) }
                 }
                 // The plan is the same but for the TLM's data: no adoption, the rotation goes on.
                 configuration = new
                 plan = fresh
+                return []
             } catch {
-                send(.failed(.telemetryRefreshFailed, error, deviceDown: error.isDeviceDown))
+                return [.failed(.telemetryRefreshFailed, error, deviceDown: error.isDeviceDown)]
             }
         case let .reenable(handles, started):
-            guard let plan else { return }
+            guard let plan else { return [] }
             do {
                 for step in plan.reenable(plan.handles.filter(handles.contains)) { try runner.run(step) }
-                send(.rearmed(.connectionEnded, started: started, rotationIndex: machine.rotationIndex))
+                return [.rearmed(.connectionEnded, started: started, rotationIndex: session.machine.rotationIndex)]
             } catch {
-                send(.failed(.connectionEnded, .command(error), deviceDown: SessionError.command(error).isDeviceDown))
+                return [.failed(.connectionEnded, .command(error), deviceDown: SessionError.command(error).isDeviceDown)]
             }
         case .disableForCycle:
-            guard let plan else { return }
+            guard let plan else { return [] }
             do {
                 for step in plan.disable() { try runner.run(step) }
+                return []
             } catch {
-                log(.offPhaseFailed(.command(error), retryMilliseconds: machine.policy.retryMilliseconds))
-                send(.disableFailed)
+                session.log(.offPhaseFailed(.command(error), retryMilliseconds: session.policy.retryMilliseconds))
+                return [.disableFailed]
             }
         case let .reload(method):
-            guard let pending = pendingReload else { return }
+            guard let pending = pendingReload else { return [] }
             pendingReload = nil
             do throws(SessionError) {
-                try reload(method, pending.configuration, pending.plan, inPlaceSteps: pending.inPlaceSteps)
-                send(.reloaded)
+                return try reload(method, pending.configuration, pending.plan, inPlaceSteps: pending.inPlaceSteps, session) + [.reloaded]
             } catch {
-                reloadError = error
-                send(.reloadFailed)
+                return [.reloadFailed(error)]
             }
         case .takeOffAir:
-            guard let plan else { return }
-            do { for step in plan.stop { try runner.run(step) } } catch { stopError = error }
+            guard let plan else { return [.takenOffAir] }
+            do { for step in plan.stop { try runner.run(step) } } catch { return [.stopFailed(.command(error))] }
+            return [.takenOffAir]
         case let .handBackInstance(stopping):
-            guard plan?.family == .legacy else { return }
-            guard !stopping || stopError == nil else { return }
-            do { try handBack(noting: stopping || !cycleHandBackNoted) } catch {
-                if stopping { stopError = error } else { log(.handBackFailed(error)) }
+            guard plan?.family == .legacy else { return [] }
+            defer { if !stopping { cycleHandBackNoted = true } }
+            do { try handBack(noting: stopping || !cycleHandBackNoted, session) } catch {
+                if stopping { return [.stopFailed(.command(error))] }
+                session.log(.handBackFailed(error))
             }
-            if !stopping { cycleHandBackNoted = true }
+            return []
         case let .note(note):
-            log(.machine(note))
+            session.log(.machine(note))
+            return []
         }
     }
 
-    // MARK: start and stop
+    // MARK: start
 
     /// Puts every beacon on air: chooses the family (auto = extended when supported), gives each beacon
     /// its own set, falls back to rotation when the controller has too few free sets (Memory Capacity
     /// Exceeded), and switches family once on Command Disallowed. Leaves nothing half-done on failure.
-    public func start() throws(SessionError) {
+    public func start(_ session: AdvertisingSession) throws(SessionError) -> [SessionMachine.Input] {
         // A TLM's first frame carries the temperature too (its counts are zero).
         _ = configuration.refreshTelemetry(onAirMilliseconds: 0, uptimeMilliseconds: 0, sideBySide: true, temperature: readTemperature)
         let family: AdvertisingFamily
         do { family = try Advertiser.chooseFamily(configuration.family, caps, device: device) } catch { throw .start(error) }
-        try putOnAir(family: family)
-        send(.started)
+        return try putOnAir(family: family, session) + [.started]
     }
 
-    private func putOnAir(family: AdvertisingFamily) throws(SessionError) {
+    private func putOnAir(family: AdvertisingFamily, _ session: AdvertisingSession) throws(SessionError) -> [SessionMachine.Input] {
         let fewSets = caps.numberOfSupportedAdvertisingSets.map { Int($0) < configuration.beacons.count } ?? false
         var rotate = fewSets
         while true {
@@ -239,20 +217,19 @@ public final class AdvertisingSession: SessionShell {
                     if case .commandFailed(_, .unknownHCICommand) = error {
                         // Remembered: re-arms and reloads choose the other family at once.
                         self.caps.drop(family)
-                        self.log(.familyNotImplemented(error, using: family.other))
+                        session.log(.familyNotImplemented(error, using: family.other))
                     } else {
-                        self.log(.switchedFamily(error, to: family.other))
+                        session.log(.switchedFamily(error, to: family.other))
                     }
                 }
-                adopt(used)
-                return
+                return adopt(used)
             } catch {
                 if case let .refused(e) = error, case .commandFailed(_, .commandDisallowed) = e {
                     if let fallbackFloor { throw .start(fallbackFloor) }
                     if let forced = configuration.family { throw .start(.forcedFamilyDisallowed(forced, device: device, e)) }
                 }
                 if case .refused(.commandFailed(_, .memoryCapacityExceeded)) = error, !rotate, configuration.beacons.count > 1 {
-                    log(.rotatingForCapacity(beacons: configuration.beacons.count, rotationMilliseconds: configuration.rotationMilliseconds))
+                    session.log(.rotatingForCapacity(beacons: configuration.beacons.count, rotationMilliseconds: configuration.rotationMilliseconds))
                     rotate = true
                     continue
                 }
@@ -271,12 +248,12 @@ public final class AdvertisingSession: SessionShell {
     /// a write at times with Command Disallowed (noble/bleno #136, #157): then the instance is
     /// disabled, written and enabled again, at most `pausedWriteAttempts` times, and a refusal after
     /// that stands (the machine re-arms). Told once per run.
-    private func writeWhileAdvertising(_ step: PlannedCommand, _ plan: KioskPlan) throws(HCIError) {
+    private func writeWhileAdvertising(_ step: PlannedCommand, _ plan: KioskPlan, _ session: AdvertisingSession) throws(HCIError) {
         do { try runner.run(step) } catch {
             guard case .commandFailed(_, .commandDisallowed) = error else { throw error }
             if !pausedWriteNoted {
                 pausedWriteNoted = true
-                log(.writeDisallowedWhileAdvertising(error, attempts: Self.pausedWriteAttempts))
+                session.log(.writeDisallowedWhileAdvertising(error, attempts: Self.pausedWriteAttempts))
             }
             var refusal = error
             for _ in 0..<Self.pausedWriteAttempts {
@@ -315,21 +292,14 @@ public final class AdvertisingSession: SessionShell {
 
     /// The plan on air now; on a single legacy instance the kernel's instances (read before the
     /// start) are another owner that ours displaces.
-    private func adopt(_ used: KioskPlan) {
+    private func adopt(_ used: KioskPlan) -> [SessionMachine.Input] {
         plan = used
-        send(.planAdopted(rotationLength: used.rotationSteps.count, dwellMilliseconds: Int64(configuration.rotationMilliseconds)))
+        var inputs: [SessionMachine.Input] = [.planAdopted(rotationLength: used.rotationSteps.count,
+                                                           dwellMilliseconds: Int64(configuration.rotationMilliseconds))]
         if used.family == .legacy, let ids = kernelInstances, !ids.isEmpty {
-            send(.otherOwnerOfInstance(displacing: .kernelInstances(ids)))
+            inputs.append(.otherOwnerOfInstance(displacing: .kernelInstances(ids)))
         }
-    }
-
-    /// Takes every beacon off air and ends the session; what is sent the machine decides (nothing
-    /// while the device is down or gone, or yielded to the other owner of the single instance; the
-    /// stop plan, then the hand-back of a shared instance).
-    public func stop() throws(HCIError) {
-        stopError = nil
-        send(.stopRequested)
-        if let stopError { throw stopError }
+        return inputs
     }
 
     /// After the stop plan on a shared single instance: the other owner's advertising as it had it
@@ -337,7 +307,7 @@ public final class AdvertisingSession: SessionShell {
     /// when its data is unknown, blank data so that no beacon of ours comes back. A write-back that
     /// fails before its data went in leaves blank data too (ours must not stay in the instance for
     /// the kernel to re-enable), then reports the failure.
-    private func handBack(noting: Bool) throws(HCIError) {
+    private func handBack(noting: Bool, _ session: AdvertisingSession) throws(HCIError) {
         if foreignLegacy.hasData {
             var dataWritten = false
             do {
@@ -350,91 +320,90 @@ public final class AdvertisingSession: SessionShell {
                 throw error
             }
             guard noting else { return }
-            log(.handedBack(enabled: foreignLegacy.enabled == true))
+            session.log(.handedBack(enabled: foreignLegacy.enabled == true))
         } else if !(kernelInstances ?? []).isEmpty || !foreignLegacy.isEmpty {
             try runner.run(ForeignLegacyAdvertising.blankData)
             needsKernelHandBack = !(kernelInstances ?? []).isEmpty
             guard noting else { return }
-            log(.blankedInstance)
+            session.log(.blankedInstance)
         }
     }
 
-    // MARK: events
+    // MARK: the observer
 
-    /// One packet from the pump. Never throws: what goes wrong is logged and retried.
-    public func handle(_ input: ObservedPacket) {
-        guard machine.phase != .stopped, machine.phase != .idle else { return }
-        switch input {
-        case let .observedCommand(command):
-            observe(command)
-        case let .event(event):
-            handle(event)
+    /// The packet as the machine's input: a device event, another program's command (its
+    /// disruption and whether it writes our single instance), a Hardware Error, a connection to one
+    /// of our connectable beacons or its end; nil for anything else.
+    func input(for packet: ObservedPacket, _ machine: SessionMachine) -> SessionMachine.Input? {
+        switch packet {
+        case let .observedCommand(command): return input(for: command, machine)
+        case let .event(event): return input(for: event)
         }
-        drainRunner()
     }
 
-    /// The deadline passed: rotate, re-arm, switch the cycle's phase, or finish.
-    public func timerExpired() {
-        send(.timer)
-        drainRunner()
+    public func keptInputs(_ session: AdvertisingSession) -> [SessionMachine.Input] {
+        kept += runner.takeUnrelatedInputs()
+        while !kept.isEmpty {
+            // One at a time: each is read against the state the previous one left.
+            if let input = input(for: kept.removeFirst(), session.machine) { return [input] }
+        }
+        return []
     }
 
     /// A new runner after the device came back (unregistered, then registered again).
-    public func attach(_ runner: HCICommandRunner, caps: ControllerCapabilities, deviceID: UInt16) {
+    func attach(_ runner: HCICommandRunner, caps: ControllerCapabilities, deviceID: UInt16) {
         self.runner = runner
         self.caps = caps
         self.deviceID = deviceID
-        send(.deviceBack)
-        drainRunner()
+        kept = []
     }
 
-    private func handle(_ event: HCIEvent) {
+    private func input(for event: HCIEvent) -> SessionMachine.Input? {
         if let si = StackInternalDeviceEvent(event) {
-            guard si.deviceID == deviceID else { return }
+            guard si.deviceID == deviceID else { return nil }
             switch si.kind {
-            case .down: send(.poweredOff)
-            case .up: send(.poweredOn)
-            case .unregistered: send(.deviceGone)
-            default: break
+            case .down: return .poweredOff
+            case .up: return .poweredOn
+            case .unregistered: return .deviceGone
+            default: return nil
             }
-            return
         }
         switch event.code {
         case .hardwareError:
-            send(.hardwareError(code: HardwareError(event)?.hardwareCode ?? 0))
+            return .hardwareError(code: HardwareError(event)?.hardwareCode ?? 0)
         case .commandComplete, .commandStatus:
-            guard let opcode = (try? CommandComplete(event))?.opcode ?? (try? CommandStatus(event))?.opcode else { return }
-            send(.placementChanged(.commandCompleted(opcode)))
+            guard let opcode = (try? CommandComplete(event))?.opcode ?? (try? CommandStatus(event))?.opcode else { return nil }
+            return .placementChanged(.commandCompleted(opcode))
         case .leMeta:
-            guard let plan else { return }
+            guard let plan else { return nil }
             if let terminated = LEAdvertisingSetTerminated(event) {
-                guard plan.handles.contains(terminated.advertisingHandle) else { return }
-                send(.connected(.set(terminated.advertisingHandle)))
+                guard plan.handles.contains(terminated.advertisingHandle) else { return nil }
+                return .connected(.set(terminated.advertisingHandle))
             } else if let connection = LEConnectionComplete(event) {
                 // A central connected to what the controller advertised: a legacy connectable beacon stops.
                 guard plan.family == .legacy, connection.status == .success, connection.isPeripheral,
-                      plan.advertised.contains(where: { $0.options.connectable }) else { return }
-                send(.connected(.legacy))
+                      plan.advertised.contains(where: { $0.options.connectable }) else { return nil }
+                return .connected(.legacy)
             }
+            return nil
         case .disconnectionComplete:
-            guard plan != nil else { return }
-            send(.disconnected)
+            return plan != nil ? .disconnected : nil
         default:
-            break
+            return nil
         }
     }
 
     /// Another program's command: what it does to our placements (the controller state model), and
     /// whether it writes our single legacy instance (`ForeignLegacyAdvertising` records it for the
     /// hand-back): one input; the machine decides what matters in its phase.
-    private func observe(_ command: HCICommand) {
+    private func input(for command: HCICommand, _ machine: SessionMachine) -> SessionMachine.Input {
         var write: SessionMachine.InstanceWrite?
         if plan?.family == .legacy, foreignLegacy.record(command) {
             // Writing it is sharing it; enabling it (or not saying) is advertising on it too.
             write = LESetAdvertisingEnable(command)?.advertisingEnable != false ? .enables : .writes
         }
-        send(.placementChanged(.commandSeen(command.opcode, disruption: plan.flatMap { disruption(command, $0) },
-                                            advertising: Self.isAdvertisingCommand(command), instanceWrite: write)))
+        return .placementChanged(.commandSeen(command.opcode, disruption: plan.flatMap { disruption(command, $0, rotationIndex: machine.rotationIndex) },
+                                              advertising: Self.isAdvertisingCommand(command), instanceWrite: write))
     }
 
     /// How `command` (sent by someone else) takes our advertising off air; nil when it leaves what
@@ -442,13 +411,13 @@ public final class AdvertisingSession: SessionShell {
     /// to the desired state (`ControllerAdvertisingState`), does it change our placements? Whether
     /// the controller accepts it is not predicted: a re-arm after a refused command costs a few
     /// commands, a missed one costs the beacons.
-    func disruption(_ command: HCICommand, _ plan: KioskPlan) -> Disruption? {
+    func disruption(_ command: HCICommand, _ plan: KioskPlan, rotationIndex: Int) -> Disruption? {
         let desired: ControllerAdvertisingState
-        if let cached = desiredCache, cached.index == machine.rotationIndex {
+        if let cached = desiredCache, cached.index == rotationIndex {
             desired = cached.state
         } else {
-            desired = plan.desiredState(rotationIndex: machine.rotationIndex)
-            desiredCache = (machine.rotationIndex, desired)
+            desired = plan.desiredState(rotationIndex: rotationIndex)
+            desiredCache = (rotationIndex, desired)
         }
         var after = desired
         after.apply(command)
@@ -463,38 +432,19 @@ public final class AdvertisingSession: SessionShell {
         return effect != .reset
     }
 
-    /// Events the runner kept while waiting for our own answers (another program's commands and
-    /// their completions, device events) are handled in arrival order.
-    private func drainRunner() {
-        var rounds = 0
-        while rounds < 64 {
-            let inputs = runner.takeUnrelatedInputs()
-            guard !inputs.isEmpty else { return }
-            rounds += 1
-            for input in inputs {
-                switch input {
-                case let .observedCommand(c): observe(c)
-                case let .event(e): handle(e)
-                }
-            }
-        }
-    }
-
     // MARK: reload
 
-    /// Applies a new desired state. With sets of the same family, unchanged beacons get no command;
-    /// changed, added and removed ones are updated. Otherwise the old plan stops and the new one starts.
-    /// Off air (an off phase, the device down or gone) the new plan waits for the next re-arm. Which
-    /// of these the machine decides; on failure the old beacons are put back.
-    public func reload(_ new: KioskConfiguration) throws(SessionError) -> ReloadSummary {
+    /// The reload worked out before the machine is asked: the candidate plan and the update in place
+    /// (nil: not possible); nil when nothing was ever on air (the caller starts afresh).
+    func prepareReload(_ new: KioskConfiguration, _ session: AdvertisingSession) throws(SessionError)
+        -> (old: [BeaconAdvertisement], new: [BeaconAdvertisement], inPlace: Bool)? {
         var new = new
         new.ownRandomAddress = ownRandomAddress
         new.keepTelemetry(of: configuration.beacons)
-        machine.policy.telemetryMilliseconds = new.hasTelemetry ? Self.telemetryMilliseconds : nil
+        session.policy.telemetryMilliseconds = new.hasTelemetry ? Self.telemetryMilliseconds : nil
         guard let old = plan else {
             configuration = new
-            try start()
-            return ReloadSummary(added: new.beacons.count, restarted: true)
+            return nil
         }
         let family = new.family ?? old.family
         let rotate = old.layout.isRotation && new.beacons.count > 1
@@ -503,26 +453,18 @@ public final class AdvertisingSession: SessionShell {
         // The update in place, worked out once: the machine decides whether it is used.
         let steps = new.family == configuration.family ? old.update(to: candidate) : nil
         pendingReload = (new, candidate, steps)
-        reloadError = nil
-        lastReloadMethod = nil
-        send(.reloadRequested(inPlace: steps != nil))
-        if let reloadError { throw reloadError }
-        return ReloadSummary(old: old.configuration.beacons.map(\.onAirShape), new: new.beacons.map(\.onAirShape),
-                             restarted: lastReloadMethod == .restart)
+        return (old.configuration.beacons, new.beacons, steps != nil)
     }
-    /// How the last reload was carried out.
-    private var lastReloadMethod: SessionMachine.ReloadMethod?
 
     private func reload(_ method: SessionMachine.ReloadMethod, _ new: KioskConfiguration, _ candidate: KioskPlan,
-                        inPlaceSteps: [PlannedCommand]?) throws(SessionError) {
-        guard let old = plan else { return }
-        lastReloadMethod = method
+                        inPlaceSteps: [PlannedCommand]?, _ session: AdvertisingSession) throws(SessionError) -> [SessionMachine.Input] {
+        guard let old = plan else { return [] }
         switch method {
         case .inPlace:
-            guard let steps = inPlaceSteps else { return }
+            guard let steps = inPlaceSteps else { return [] }
             do { for step in steps { try runner.run(step) } } catch { throw .command(error) }
             configuration = new
-            adopt(candidate)
+            return adopt(candidate)
         case .restart:
             do { for step in old.stop { try runner.run(step) } } catch { throw .command(error) }
             let previous = configuration
@@ -530,7 +472,7 @@ public final class AdvertisingSession: SessionShell {
             do throws(SessionError) {
                 let family: AdvertisingFamily
                 do { family = try Advertiser.chooseFamily(new.family, caps, device: device) } catch { throw .start(error) }
-                try putOnAir(family: family)
+                return try putOnAir(family: family, session)
             } catch {
                 configuration = previous
                 throw error
@@ -539,6 +481,42 @@ public final class AdvertisingSession: SessionShell {
             if removeOld { do { for step in old.stop { try runner.run(step) } } catch { throw .command(error) } }
             configuration = new
             plan = candidate
+            return []
         }
+    }
+}
+
+extension Session where Mode == RawHCIActuator {
+    public convenience init(configuration: KioskConfiguration, caps: ControllerCapabilities, device: String, deviceID: UInt16? = nil,
+                            ownRandomAddress: [UInt8]? = nil,
+                            runner: HCICommandRunner, now: @escaping () -> Int64, log: @escaping (SessionNote) -> Void) {
+        self.init(RawHCIActuator(configuration: configuration, caps: caps, device: device, deviceID: deviceID,
+                                 ownRandomAddress: ownRandomAddress, runner: runner), now: now, log: log)
+        policy.telemetryMilliseconds = configuration.hasTelemetry ? RawHCIActuator.telemetryMilliseconds : nil
+    }
+
+    /// One packet from the pump, as one input. Never throws: what goes wrong is logged and retried.
+    public func handle(_ packet: ObservedPacket) {
+        guard machine.phase != .stopped, machine.phase != .idle else { return }
+        send(mode.input(for: packet, machine))
+    }
+
+    /// A new runner after the device came back (unregistered, then registered again).
+    public func attach(_ runner: HCICommandRunner, caps: ControllerCapabilities, deviceID: UInt16) {
+        mode.attach(runner, caps: caps, deviceID: deviceID)
+        send(.deviceBack)
+    }
+
+    /// Applies a new desired state. With sets of the same family, unchanged beacons get no command;
+    /// changed, added and removed ones are updated. Otherwise the old plan stops and the new one starts.
+    /// Off air (an off phase, the device down or gone) the new plan waits for the next re-arm. Which
+    /// of these the machine decides; on failure the old beacons are put back.
+    public func reload(_ new: KioskConfiguration) throws(SessionError) -> ReloadSummary {
+        guard let prepared = try mode.prepareReload(new, self) else {
+            try start()
+            return ReloadSummary(added: new.beacons.count, restarted: true)
+        }
+        let method = try reload(inPlace: prepared.inPlace)
+        return ReloadSummary(old: prepared.old.map(\.onAirShape), new: prepared.new.map(\.onAirShape), restarted: method == .restart)
     }
 }

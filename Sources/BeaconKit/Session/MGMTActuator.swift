@@ -1,24 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-/// Why the sharing mode could not start or go on.
-public enum ShareError: Error, Equatable, Sendable, CustomStringConvertible {
-    case mgmt(MGMTError)
-    /// Fewer free instances than beacons.
-    case noFreeInstances(device: String, beacons: Int, maxInstances: UInt8, inUse: [UInt8])
+/// The sharing mode's session (`Session` over `MGMTActuator`): our beacons are kernel advertising
+/// instances, added through MGMT on the control channel; the kernel rotates them with everyone
+/// else's on the controller's instance.
+public typealias SharedAdvertisingSession = Session<MGMTActuator>
 
-    public var description: String {
-        switch self {
-        case let .mgmt(e): return e.description
-        case let .noFreeInstances(device, beacons, max, inUse):
-            return "\(device): \(beacons) beacon(s) need as many free advertising instances; the kernel has \(max), "
-                + "\(inUse.count) in use (\(inUse.sorted().map(String.init).joined(separator: ", ")))"
-        }
-    }
-}
-
-/// The sharing mode's session: our beacons are kernel advertising instances, added through MGMT on
-/// the control channel; the kernel rotates them with everyone else's on the controller's instance.
-/// Pure like `AdvertisingSession`, and decided by the same `SessionMachine`: MGMT events and time go
-/// in as the machine's inputs, its effects are carried out with MGMT commands (`SharePlan`) through
+/// The sharing mode's actuator and observer, under the same `SessionMachine` as raw HCI: MGMT events
+/// become the machine's inputs, its effects are carried out with MGMT commands (`SharePlan`) through
 /// an `MGMTCommandRunner`. So the schedule (`--duration`, `--cycle`), the retry and the health the
 /// watchdog reads are the raw-HCI session's own.
 ///
@@ -34,63 +21,55 @@ public enum ShareError: Error, Equatable, Sendable, CustomStringConvertible {
 /// - `--cycle`: an off phase removes our instances (Remove Advertising), the on phase adds them again.
 /// - Reload: changed beacons re-added on their instances, new ones get free instances, removed ones
 ///   are removed. Stop: Remove Advertising of our instances only.
-public final class SharedAdvertisingSession: SessionShell {
+public final class MGMTActuator: SessionActuator {
     public private(set) var plan: SharePlan
     public let device: String
     public private(set) var runner: MGMTCommandRunner
-    let now: () -> Int64
-    /// Notes for the operator, rendered at the edge (stderr).
-    public var log: (SessionNote) -> Void
-    /// The decisions: phase, schedule, retry (the raw-HCI session's machine), its members read as
-    /// the session's own (`SessionShell`).
-    public private(set) var machine = SessionMachine()
-    public var policy: SessionMachine.Policy {
-        get { machine.policy }
-        set { machine.policy = newValue }
-    }
     public static let retryMilliseconds: Int64 = 1000
+    /// An Eddystone-TLM instance is re-added with fresh counts every 10 s: each re-add may restart the
+    /// kernel's dwell on it, so a faster refresh could keep the kernel's rotation on the TLM.
+    public static let telemetryMilliseconds: Int64 = 10_000
+    /// Reads a TLM beacon's temperature source in 1/256 °C; nil: not measured (as raw HCI).
+    public var readTemperature: (String) -> Int16? = { _ in nil }
 
     /// Add Advertising from the start (`--share-commands add-advertising`); nil: the extended pair where
     /// the kernel offers interval parameters, Add Advertising once it refuses them.
     private let pinnedMethod: SharePlan.Method?
+    /// Instances that hold beacons no longer ours (a reload dropped them, or put the previous beacons
+    /// back) whose Remove Advertising failed or is still to come: removed before the next re-add.
+    private var orphans: [UInt8] = []
+    /// The plan a reload prepared, until the machine's `Effect.reload`.
+    private var pendingReload: SharePlan?
+    private var kept: [MGMTEvent] = []
 
     public init(beacons: [BeaconAdvertisement], index: UInt16, device: String, dwellMilliseconds: Int, method pinnedMethod: SharePlan.Method? = nil,
-                runner: MGMTCommandRunner, now: @escaping () -> Int64, log: @escaping (SessionNote) -> Void) {
+                runner: MGMTCommandRunner) {
         self.pinnedMethod = pinnedMethod
         plan = SharePlan(index: index, beacons: beacons, instances: [], dwellMilliseconds: dwellMilliseconds, method: pinnedMethod ?? .extended)
         self.device = device
         self.runner = runner
-        self.now = now
-        self.log = log
-        machine.policy.retryMilliseconds = Self.retryMilliseconds
-        machine.policy.placementsSurvivePowerOff = true   // the kernel keeps instances without a timeout
-        machine.policy.telemetryMilliseconds = beacons.contains { $0.frame.kind == .eddystoneTLM } ? Self.telemetryMilliseconds : nil
     }
 
-    /// An Eddystone-TLM instance is re-added with fresh counts every 10 s: each re-add may restart the
-    /// kernel's dwell on it, so a faster refresh could keep the kernel's rotation on the TLM.
-    public static let telemetryMilliseconds: Int64 = 10_000
-    /// Reads a TLM beacon's temperature source in 1/256 °C; nil: not measured (as `AdvertisingSession`).
-    public var readTemperature: (String) -> Int16? = { _ in nil }
-
     /// Read Advertising Features, choose our instances, add every beacon.
-    public func start() throws(ShareError) {
-        let features: MGMTAdvertisingFeatures
-        do { features = try runner.readAdvertisingFeatures(index: plan.index) } catch { throw .mgmt(error) }
-        guard let free = features.freeInstances(plan.beacons.count) else {
-            throw .noFreeInstances(device: device, beacons: plan.beacons.count, maxInstances: features.maxInstances, inUse: features.instances)
-        }
-        let method: SharePlan.Method = pinnedMethod ?? (features.supportedFlags.contains(.intervalParameters) ? .extended : .addAdvertising)
-        // A TLM's first frame carries the temperature too (its counts are zero).
-        var kiosk = KioskConfiguration(beacons: plan.beacons)
-        _ = kiosk.refreshTelemetry(onAirMilliseconds: 0, uptimeMilliseconds: 0, sideBySide: false, temperature: readTemperature)
-        plan = SharePlan(index: plan.index, beacons: kiosk.beacons, instances: free, durationSeconds: plan.durationSeconds, method: method)
-        for i in plan.beacons.indices { try add(i) }
-        send(.started)
+    public func start(_ session: SharedAdvertisingSession) throws(SessionError) -> [SessionMachine.Input] {
+        do throws(ShareError) {
+            let features: MGMTAdvertisingFeatures
+            do { features = try runner.readAdvertisingFeatures(index: plan.index) } catch { throw .mgmt(error) }
+            guard let free = features.freeInstances(plan.beacons.count) else {
+                throw .noFreeInstances(device: device, beacons: plan.beacons.count, maxInstances: features.maxInstances, inUse: features.instances)
+            }
+            let method: SharePlan.Method = pinnedMethod ?? (features.supportedFlags.contains(.intervalParameters) ? .extended : .addAdvertising)
+            // A TLM's first frame carries the temperature too (its counts are zero).
+            var kiosk = KioskConfiguration(beacons: plan.beacons)
+            _ = kiosk.refreshTelemetry(onAirMilliseconds: 0, uptimeMilliseconds: 0, sideBySide: false, temperature: readTemperature)
+            plan = SharePlan(index: plan.index, beacons: kiosk.beacons, instances: free, durationSeconds: plan.durationSeconds, method: method)
+            for i in plan.beacons.indices { try add(i, session) }
+            return [.started]
+        } catch { throw .shared(error) }
     }
 
     /// Adds beacon `i`, switching to Add Advertising once when the kernel refuses the extended pair.
-    func add(_ i: Int) throws(ShareError) {
+    func add(_ i: Int, _ session: SharedAdvertisingSession) throws(ShareError) {
         for command in plan.add(i) {
             let status: MGMTStatus
             do { (status, _) = try runner.send(command) } catch { throw .mgmt(error) }
@@ -101,15 +80,11 @@ public final class SharedAdvertisingSession: SessionShell {
                 throw .mgmt(.commandFailed(opcode: command.opcode, index: command.index, status: status))
             }
             // Said once: the plan keeps Add Advertising from now on (re-adds, reloads).
-            log(.addAdvertisingFallback(command.opcode, status))
+            session.log(.addAdvertisingFallback(command.opcode, status))
             plan = plan.with(method: .addAdvertising)
-            return try add(i)
+            return try add(i, session)
         }
     }
-
-    /// Instances that hold beacons no longer ours (a reload dropped them, or put the previous beacons
-    /// back) whose Remove Advertising failed or is still to come: removed before the next re-add.
-    private var orphans: [UInt8] = []
 
     /// Remove Advertising of the orphans, in order; one already gone (Invalid Parameters) counts as removed.
     private func removeOrphans() throws(ShareError) {
@@ -134,104 +109,100 @@ public final class SharedAdvertisingSession: SessionShell {
         }
     }
 
-    /// One input to the machine and its effects, queued: an effect's outcome is the next input, never
-    /// handled inside the effect.
-    private func send(_ input: SessionMachine.Input) {
-        let before = (machine.phase, machine.rearmCount)
-        guard inputs.send(input, step: { self.machine.step($0, now: self.now()) }, perform: perform) else { return }
-        if machine.phase != before.0 || machine.rearmCount != before.1 { onPhaseChange?(machine.phase) }
-    }
-    /// Called on every phase change and re-add (sd_notify STATUS, state file), once the effects are done.
-    public var onPhaseChange: ((SessionPhase) -> Void)?
-    private let inputs = MachineInputQueue()
-
-    private func perform(_ effect: SessionMachine.Effect) {
+    public func perform(_ effect: SessionMachine.Effect, _ session: SharedAdvertisingSession) -> [SessionMachine.Input] {
         switch effect {
         case let .rearm(cause, started, _):
             do throws(ShareError) {
                 try removeOrphans()
-                for i in plan.beacons.indices { try add(i) }
-                send(.rearmed(cause, started: started, rotationIndex: 0))
+                for i in plan.beacons.indices { try add(i, session) }
+                return [.rearmed(cause, started: started, rotationIndex: 0)]
             } catch {
-                send(.failed(cause, .shared(error), deviceDown: false))
+                return [.failed(cause, .shared(error), deviceDown: false)]
             }
         case .disableForCycle:
             do { try removeOurs() } catch {
-                log(.offPhaseFailed(.shared(error), retryMilliseconds: machine.policy.retryMilliseconds))
-                send(.disableFailed)
+                session.log(.offPhaseFailed(.shared(error), retryMilliseconds: session.policy.retryMilliseconds))
+                return [.disableFailed]
             }
+            return []
         case let .reload(method):
-            guard let new = pendingReload else { return }
+            guard let new = pendingReload else { return [] }
             pendingReload = nil
             do throws(ShareError) {
-                try reload(method, new)
-                send(.reloaded)
+                try reload(method, new, session)
+                return [.reloaded]
             } catch {
-                reloadError = error
-                send(.reloadFailed)
+                return [.reloadFailed(.shared(error))]
             }
         case .takeOffAir:
             do throws(ShareError) {
                 try removeOurs()
                 try removeOrphans()
-            } catch { stopError = error }
+                return [.takenOffAir]
+            } catch { return [.stopFailed(.shared(error))] }
         case let .refreshTelemetry(onAir, uptime):
             // The kernel rotates our instances: one on air at a time.
             var kiosk = KioskConfiguration(beacons: plan.beacons)
             guard kiosk.refreshTelemetry(onAirMilliseconds: onAir, uptimeMilliseconds: uptime, sideBySide: false,
-                                         temperature: readTemperature) else { return }
+                                         temperature: readTemperature) else { return [] }
             let old = plan
             plan = plan.with(beacons: kiosk.beacons)
             do throws(ShareError) {
-                for i in plan.beacons.indices where plan.beacons[i].frame.kind == .eddystoneTLM { try add(i) }
+                for i in plan.beacons.indices where plan.beacons[i].frame.kind == .eddystoneTLM { try add(i, session) }
+                return []
             } catch {
                 plan = old
-                send(.failed(.telemetryRefreshFailed, .shared(error), deviceDown: false))
+                return [.failed(.telemetryRefreshFailed, .shared(error), deviceDown: false)]
             }
         case .handBackInstance, .rotate, .reenable:
-            break  // the kernel writes its own instances and rotates ours; no connection is ours to follow
+            return []  // the kernel writes its own instances and rotates ours; no connection is ours to follow
         case let .note(.rearmed(cause, ms)):
-            log(.readded(cause, milliseconds: ms))
+            session.log(.readded(cause, milliseconds: ms))
+            return []
         case let .note(note):
-            log(.machine(note))
+            session.log(.machine(note))
+            return []
         }
     }
 
-    /// One MGMT event from the control channel (the runner's kept ones first: `takeUnrelated()`).
-    public func handle(_ event: MGMTEvent) {
-        guard event.index == plan.index, let kind = try? event.decoded() else { return }
+    /// One MGMT event as the machine's input: Advertising Removed of one of ours, Index Removed (the
+    /// device gone), New Settings (powered or not); nil for anything else.
+    func input(for event: MGMTEvent, _ session: SharedAdvertisingSession) -> SessionMachine.Input? {
+        guard event.index == plan.index, let kind = try? event.decoded() else { return nil }
         switch kind {
         case let .advertisingRemoved(instance) where plan.instances.contains(instance):
-            send(.placementChanged(.instanceRemoved(instance)))
+            return .placementChanged(.instanceRemoved(instance))
         case .indexRemoved:
-            log(.indexRemoved)
-            send(.deviceGone)
+            session.log(.indexRemoved)
+            return .deviceGone
         case .indexAdded:
-            log(.indexAdded)
+            session.log(.indexAdded)
+            return nil
         case let .newSettings(settings):
             // Index Added, then Powered: the device is back (the kernel forgot our instances with it).
-            send(settings.contains(.powered) ? (machine.phase == .unplugged ? .deviceBack : .poweredOn) : .poweredOff)
+            return settings.contains(.powered) ? .poweredOn : .poweredOff
         default:
-            break
+            return nil
         }
     }
 
-    /// Handles the events the runner kept while our commands were in flight.
-    public func handleKept() {
-        for e in runner.takeUnrelated() { handle(e) }
-    }
-
-    /// The deadline passed: retry, switch the cycle's phase, or finish.
-    public func timerExpired() {
-        send(.timer)
+    public func keptInputs(_ session: SharedAdvertisingSession) -> [SessionMachine.Input] {
+        kept += runner.takeUnrelated()
+        while !kept.isEmpty {
+            if let input = input(for: kept.removeFirst(), session) { return [input] }
+        }
+        return []
     }
 
     /// A new runner after the control channel was reopened.
-    public func attach(_ runner: MGMTCommandRunner) { self.runner = runner }
+    func attach(_ runner: MGMTCommandRunner) {
+        self.runner = runner
+        kept = []
+    }
 
-    /// New beacons: changed ones re-added on their instances, new ones on free instances, the rest
-    /// removed (the machine decides when: off air, the new beacons go on air with the next re-add).
-    public func reload(_ beacons: [BeaconAdvertisement], dwellMilliseconds: Int) throws(ShareError) -> ReloadSummary {
+    /// The new plan: changed beacons re-added on their instances, new ones on free instances, the
+    /// rest removed; returns what changed.
+    func prepareReload(_ beacons: [BeaconAdvertisement], dwellMilliseconds: Int, _ session: SharedAdvertisingSession) throws(ShareError) -> ReloadSummary {
         var instances = Array(plan.instances.prefix(beacons.count))
         if beacons.count > instances.count {
             let features: MGMTAdvertisingFeatures
@@ -245,25 +216,18 @@ public final class SharedAdvertisingSession: SessionShell {
         }
         var kiosk = KioskConfiguration(beacons: beacons)
         kiosk.keepTelemetry(of: plan.beacons)
-        machine.policy.telemetryMilliseconds = kiosk.hasTelemetry ? Self.telemetryMilliseconds : nil
+        session.policy.telemetryMilliseconds = kiosk.hasTelemetry ? Self.telemetryMilliseconds : nil
         let new = SharePlan(index: plan.index, beacons: kiosk.beacons, instances: instances, dwellMilliseconds: dwellMilliseconds, method: plan.method)
-        let summary = ReloadSummary(old: plan.beacons, new: kiosk.beacons, allUpdated: new.durationSeconds != plan.durationSeconds)
         pendingReload = new
-        reloadError = nil
-        send(.reloadRequested(inPlace: true))
-        if let reloadError { throw reloadError }
-        return summary
+        return ReloadSummary(old: plan.beacons, new: kiosk.beacons, allUpdated: new.durationSeconds != plan.durationSeconds)
     }
-    private var pendingReload: SharePlan?
-    private var reloadError: ShareError?
-    private var stopError: ShareError?
 
     /// The plan becomes `new`: changed and added beacons (re)added (`.restart`: all of them) unless off
     /// air; the dropped beacons' instances removed also while the device is down or off by the schedule
     /// (the kernel keeps instances without a timeout through a power-off), not once it was unregistered
     /// (the kernel forgot them). On failure the previous plan is back, the instances only the new one
     /// took are removed, and the machine re-adds the previous beacons.
-    private func reload(_ method: SessionMachine.ReloadMethod, _ new: SharePlan) throws(ShareError) {
+    private func reload(_ method: SessionMachine.ReloadMethod, _ new: SharePlan, _ session: SharedAdvertisingSession) throws(ShareError) {
         let old = plan
         plan = new
         let durationChanged = new.durationSeconds != old.durationSeconds
@@ -273,7 +237,7 @@ public final class SharedAdvertisingSession: SessionShell {
         do throws(ShareError) {
             if case .offAir = method {} else {
                 for i in new.beacons.indices where method == .restart || i >= old.beacons.count || old.beacons[i] != new.beacons[i] || durationChanged {
-                    try add(i)
+                    try add(i, session)
                 }
             }
             if removesOld { try removeOrphans() }
@@ -283,13 +247,32 @@ public final class SharedAdvertisingSession: SessionShell {
             throw error
         }
     }
+}
 
-    /// Remove Advertising of our instances (in an off phase they are already gone: Invalid Parameters
-    /// counts as removed), and of the orphans; also while the device is down (the kernel keeps instances
-    /// without a timeout through a power-off); nothing once it was unregistered (the kernel forgot them).
-    public func stop() throws(ShareError) {
-        stopError = nil
-        send(.stopRequested)
-        if let stopError { throw stopError }
+extension Session where Mode == MGMTActuator {
+    public convenience init(beacons: [BeaconAdvertisement], index: UInt16, device: String, dwellMilliseconds: Int, method: SharePlan.Method? = nil,
+                            runner: MGMTCommandRunner, now: @escaping () -> Int64, log: @escaping (SessionNote) -> Void) {
+        self.init(MGMTActuator(beacons: beacons, index: index, device: device, dwellMilliseconds: dwellMilliseconds, method: method, runner: runner),
+                  now: now, log: log)
+        policy.retryMilliseconds = MGMTActuator.retryMilliseconds
+        policy.placementsSurvivePowerOff = true   // the kernel keeps instances without a timeout
+        policy.telemetryMilliseconds = beacons.contains { $0.frame.kind == .eddystoneTLM } ? MGMTActuator.telemetryMilliseconds : nil
+    }
+
+    /// One MGMT event from the control channel, as one input.
+    public func handle(_ event: MGMTEvent) {
+        send(mode.input(for: event, self))
+    }
+
+    /// A new runner after the control channel was reopened.
+    public func attach(_ runner: MGMTCommandRunner) { mode.attach(runner) }
+
+    /// New beacons: changed ones re-added on their instances, new ones on free instances, the rest
+    /// removed (the machine decides when: off air, the new beacons go on air with the next re-add).
+    public func reload(_ beacons: [BeaconAdvertisement], dwellMilliseconds: Int) throws(SessionError) -> ReloadSummary {
+        let summary: ReloadSummary
+        do { summary = try mode.prepareReload(beacons, dwellMilliseconds: dwellMilliseconds, self) } catch { throw .shared(error) }
+        _ = try reload(inPlace: true)
+        return summary
     }
 }

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+/// A mode's hands on its controller or kernel: it puts the beacons on air at the start, carries out
+/// the machine's effects and returns what came of each as the machine's next inputs. It decides
+/// nothing that the machine decides. Raw HCI: `RawHCIActuator` (KioskPlan on the raw socket); the
+/// sharing mode: `MGMTActuator` (SharePlan through MGMT).
+public protocol SessionActuator: AnyObject {
+    /// The first placement: the inputs that report it, the last one `.started`.
+    func start(_ session: Session<Self>) throws(SessionError) -> [SessionMachine.Input]
+    /// Carries out one effect; its outcome as inputs (none when the machine needs no answer).
+    func perform(_ effect: SessionMachine.Effect, _ session: Session<Self>) -> [SessionMachine.Input]
+    /// What the mode's runner kept while it waited for its own answers (other programs' commands,
+    /// device events), as inputs in arrival order; empty when nothing was kept.
+    func keptInputs(_ session: Session<Self>) -> [SessionMachine.Input]
+}
+
+/// The advertising session of either mode: the one owner of the machine, its input queue, the
+/// notes, the timer, reload and stop. The mode (`Mode`, an actuator) carries out the effects; an
+/// observer at the edge turns each packet into one input (`send`). Members of the machine and of
+/// the mode read as the session's own (`session.phase`, `session.plan`).
+///
+/// Inputs are queued: an effect's outcome is the next input, never handled inside the effect. The
+/// outermost `send` steps the machine until the queue is empty, then takes what the mode's runner
+/// kept meanwhile; `onPhaseChange` hears of a change of phase (or a re-arm) once that is done.
+@dynamicMemberLookup
+public final class Session<Mode: SessionActuator> {
+    public let mode: Mode
+    /// The decisions: phase, timers, counters; its knobs are `policy`.
+    public private(set) var machine = SessionMachine()
+    public var policy: SessionMachine.Policy {
+        get { machine.policy }
+        set { machine.policy = newValue }
+    }
+    /// Notes for the operator, rendered at the edge (stderr).
+    public var log: (SessionNote) -> Void
+    /// Called on every phase change and re-arm (sd_notify STATUS, state file), once the effects are done.
+    public var onPhaseChange: ((SessionPhase) -> Void)?
+    public let now: () -> Int64
+
+    private var pending: [SessionMachine.Input] = []
+    private var draining = false
+
+    public init(_ mode: Mode, now: @escaping () -> Int64, log: @escaping (SessionNote) -> Void) {
+        self.mode = mode
+        self.now = now
+        self.log = log
+    }
+
+    public subscript<T>(dynamicMember member: KeyPath<SessionMachine, T>) -> T { machine[keyPath: member] }
+    public subscript<T>(dynamicMember member: KeyPath<Mode, T>) -> T { mode[keyPath: member] }
+    public subscript<T>(dynamicMember member: ReferenceWritableKeyPath<Mode, T>) -> T {
+        get { mode[keyPath: member] }
+        set { mode[keyPath: member] = newValue }
+    }
+
+    /// One input (from an observer, or the session's own start, reload, stop and timer); nil: only
+    /// what the mode's runner kept (a packet that is no input may have come after kept ones).
+    public func send(_ input: SessionMachine.Input?) {
+        if let input { pending.append(input) }
+        guard !draining else { return }
+        draining = true
+        defer { draining = false }
+        let before = (machine.phase, machine.rearmCount)
+        var rounds = 0
+        while true {
+            while !pending.isEmpty {
+                let next = pending.removeFirst()
+                for effect in machine.step(next, now: now()) { pending += mode.perform(effect, self) }
+            }
+            // What the runner kept while the effects waited, bounded (a flood must not hold the loop).
+            guard rounds < 64, machine.phase != .stopped else { break }
+            pending = mode.keptInputs(self)
+            guard !pending.isEmpty else { break }
+            rounds += 1
+        }
+        pending = []
+        if machine.phase != before.0 || machine.rearmCount != before.1 { onPhaseChange?(machine.phase) }
+    }
+
+    /// Puts every beacon on air (the mode's first placement); throws, with nothing left on air, when
+    /// it cannot.
+    public func start() throws(SessionError) {
+        for input in try mode.start(self) { send(input) }
+    }
+
+    /// The machine's deadline passed: rotate, re-arm, switch the cycle's phase, or finish.
+    public func timerExpired() { send(.timer) }
+
+    /// Carries out a reload the mode prepared (`inPlace`: the update in place is possible); the
+    /// machine decides how (in place, restart, or off air until the next re-arm). Returns the method
+    /// used, or throws why it failed (the previous beacons are put back).
+    public func reload(inPlace: Bool) throws(SessionError) -> SessionMachine.ReloadMethod? {
+        send(.reloadRequested(inPlace: inPlace))
+        if let failure = machine.reloadFailure { throw failure }
+        return machine.lastReloadMethod
+    }
+
+    /// Takes every beacon off air and ends the session; what is sent the machine decides (nothing
+    /// while the device is down or gone, or yielded to the other owner of a single instance).
+    public func stop() throws(SessionError) {
+        send(.stopRequested)
+        if let failure = machine.stopFailure { throw failure }
+    }
+}
