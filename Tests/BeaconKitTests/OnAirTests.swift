@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import BeaconKit
+@testable import BeaconKit
 import Testing
 
 /// The one on-air projection (`OnAir`): which of our beacons are on air, per beacon, from the

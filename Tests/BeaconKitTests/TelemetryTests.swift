@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import BeaconKit
+@testable import BeaconKit
 import BeaconTestSupport
 import Testing
 

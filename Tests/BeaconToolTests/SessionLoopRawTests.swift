@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import BeaconKit
+@testable import BeaconKit
 import BeaconTestSupport
 @testable import BeaconTool
 import Foundation

@@ -16,12 +16,12 @@ public enum OnAir {
     }
 
     /// For each beacon (nil: not placed, never on air), whether it is on air in `state`.
-    public static func beacons(_ placed: [BeaconPlacement?], in state: ControllerAdvertisingState) -> [Bool] {
+    static func beacons(_ placed: [BeaconPlacement?], in state: ControllerAdvertisingState) -> [Bool] {
         placed.map { $0.map { isOnAir($0, in: state) } ?? false }
     }
 
     /// For each beacon of `plan`, in configuration order, whether it is on air in `state`.
-    public static func beacons(_ plan: KioskPlan, in state: ControllerAdvertisingState) -> [Bool] {
+    static func beacons(_ plan: KioskPlan, in state: ControllerAdvertisingState) -> [Bool] {
         beacons(plan.beaconPlacements, in: state)
     }
 
@@ -31,7 +31,7 @@ public enum OnAir {
     }
 
     /// For each beacon of `plan`, in configuration order, whether the kernel holds it.
-    public static func beacons(_ plan: SharePlan, in kernel: KernelAdvertisingInstances) -> [Bool] {
+    static func beacons(_ plan: SharePlan, in kernel: KernelAdvertisingInstances) -> [Bool] {
         plan.beaconPlacements.map { isOnAir($0, in: kernel) }
     }
 }

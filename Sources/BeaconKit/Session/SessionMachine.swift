@@ -137,7 +137,7 @@ public struct SessionMachine: Sendable {
     public private(set) var lastRearm: (cause: RearmCause, at: Int64)?
     public private(set) var rearmCount = 0
     public private(set) var failedRearmCount = 0
-    public private(set) var rotationSwaps = 0
+    private(set) var rotationSwaps = 0
     public private(set) var rotationIndex = 0
     public private(set) var yieldCount = 0
     /// When the takeovers inside the fight budget's window happened (monotonic ms): the budget is a
