@@ -58,6 +58,11 @@ import Testing
         var m = onAir()
         _ = m.step(.reloadRequested(inPlace: true), now: 10)
         #expect(m.step(.reloadFailed(.command(.timeout(opcode: .leSetAdvertisingEnable, milliseconds: 2000))), now: 11) == [.rearm(.reloadFailed, started: 11, resume: 0)])
+        var refused = onAir()
+        _ = refused.step(.reloadRequested(inPlace: true), now: 10)
+        #expect(refused.step(.reloadRefused(.command(.timeout(opcode: .leSetAdvertisingEnable, milliseconds: 2000))), now: 11) == [],
+                "refused before anything was sent: nothing to put back")
+        #expect(refused.phase == .onAir && refused.reloadFailure != nil)
     }
 
     @Test func aReloadWhileYieldingRestartsWithAFreshBudget() {

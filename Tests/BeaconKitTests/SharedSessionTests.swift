@@ -162,6 +162,39 @@ import Testing
         #expect(kernel.mismatches.isEmpty, "\(kernel.mismatches)")
     }
 
+    /// A reload while the device is gone sends nothing (the kernel forgot our instances with it) and
+    /// takes effect at the return: the instances are chosen then, from Read Advertising Features.
+    @Test func aReloadWhileGoneChoosesItsInstancesAtTheReturn() throws {
+        let kernel = ScriptedKernel([Kernel.step(Self.read, Self.features.returnParameters)] + (try Self.addSteps(5, 1)))
+        let s = session(kernel, [Self.beacon(1)], notes: Box())
+        try s.start()
+        s.handle(MGMTEvent(.indexRemoved, index: 0))
+        #expect(try s.reload([Self.beacon(1), Self.beacon(2)], dwellMilliseconds: 1000) == .init(unchanged: 1, updated: 0, added: 1, removed: 0))
+        #expect(kernel.isFullyConsumed && s.machine.lastReloadMethod == .offAir(removeOld: false), "nothing sent while gone")
+        let back = MGMTAdvertisingFeatures(supportedFlags: Self.features.supportedFlags, maxInstances: 5, instances: [1, 5])
+        kernel.append([Kernel.step(Self.read, back.returnParameters)] + (try Self.addSteps(4, 1)) + (try Self.addSteps(3, 2)))
+        s.handle(MGMTEvent(.indexAdded, index: 0))
+        s.handle(MGMTEvent(.newSettings, index: 0, [0x01, 0x02, 0x00, 0x00]))  // Powered, LE
+        #expect(s.phase == .onAir && s.plan.instances == [4, 3], "another program took 5 meanwhile")
+        #expect(kernel.isFullyConsumed, "\(kernel.remaining)")
+        #expect(kernel.mismatches.isEmpty, "\(kernel.mismatches)")
+    }
+
+    /// Too few free instances for a reload: refused with nothing sent, the beacons on air untouched.
+    @Test func aReloadWithTooFewFreeInstancesIsRefusedWithNothingSent() throws {
+        let kernel = ScriptedKernel([Kernel.step(Self.read, Self.features.returnParameters)] + (try Self.addSteps(5, 1)))
+        let s = session(kernel, [Self.beacon(1)], notes: Box())
+        try s.start()
+        let full = MGMTAdvertisingFeatures(supportedFlags: Self.features.supportedFlags, maxInstances: 2, instances: [1, 2])
+        kernel.append([Kernel.step(Self.read, full.returnParameters)])
+        #expect(throws: SessionError.shared(.noFreeInstances(device: "hci0", beacons: 2, maxInstances: 2, inUse: [1, 2, 5]))) {
+            try s.reload([Self.beacon(1), Self.beacon(2)], dwellMilliseconds: 1000)
+        }
+        #expect(s.phase == .onAir && s.plan.instances == [5] && s.plan.beacons == [Self.beacon(1)])
+        #expect(kernel.isFullyConsumed, "nothing re-added: \(kernel.remaining)")
+        #expect(s.machine.nextDeadline == nil, "no re-arm scheduled")
+    }
+
     @Test func shareModeRuleAndDuration() {
         #expect(!ShareMode.shares(.auto, singleInstance: true, kernelInstances: 0))
         #expect(ShareMode.shares(.auto, singleInstance: true, kernelInstances: 1))

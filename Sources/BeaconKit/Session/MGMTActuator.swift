@@ -38,8 +38,8 @@ public final class MGMTActuator: SessionActuator {
     /// Instances that hold beacons no longer ours (a reload dropped them, or put the previous beacons
     /// back) whose Remove Advertising failed or is still to come: removed before the next re-add.
     private var orphans: [UInt8] = []
-    /// The plan a reload prepared, until the machine's `Effect.reload`.
-    private var pendingReload: SharePlan?
+    /// The beacons a reload prepared, until the machine's `Effect.reload` (which chooses their instances).
+    private var pendingReload: (beacons: [BeaconAdvertisement], dwellMilliseconds: Int)?
     private var kept: [MGMTEvent] = []
 
     public init(beacons: [BeaconAdvertisement], index: UInt16, device: String, dwellMilliseconds: Int, method pinnedMethod: SharePlan.Method? = nil,
@@ -114,6 +114,11 @@ public final class MGMTActuator: SessionActuator {
         case let .rearm(cause, started, _):
             do throws(ShareError) {
                 try removeOrphans()
+                // A reload while the device was gone left the instances to choose now.
+                if plan.instances.count < plan.beacons.count {
+                    plan = SharePlan(index: plan.index, beacons: plan.beacons, instances: try instances(for: plan.beacons.count, keeping: plan.instances),
+                                     durationSeconds: plan.durationSeconds, method: plan.method)
+                }
                 for i in plan.beacons.indices { try add(i, session) }
                 return [.rearmed(cause, started: started, rotationIndex: 0)]
             } catch {
@@ -126,8 +131,15 @@ public final class MGMTActuator: SessionActuator {
             }
             return []
         case let .reload(method):
-            guard let new = pendingReload else { return [] }
+            guard let pending = pendingReload else { return [] }
             pendingReload = nil
+            // Unregistered, the kernel forgot every instance: ours are chosen at the return's re-add.
+            let chosen: [UInt8]
+            do { chosen = method == .offAir(removeOld: false) ? [] : try instances(for: pending.beacons.count, keeping: plan.instances) } catch {
+                return [.reloadRefused(.shared(error))]
+            }
+            let new = SharePlan(index: plan.index, beacons: pending.beacons, instances: chosen, dwellMilliseconds: pending.dwellMilliseconds,
+                                method: plan.method)
             do throws(ShareError) {
                 try reload(method, new, session)
                 return [.reloaded]
@@ -200,26 +212,29 @@ public final class MGMTActuator: SessionActuator {
         kept = []
     }
 
-    /// The new plan: changed beacons re-added on their instances, new ones on free instances, the
-    /// rest removed; returns what changed.
-    func prepareReload(_ beacons: [BeaconAdvertisement], dwellMilliseconds: Int, _ session: SharedAdvertisingSession) throws(ShareError) -> ReloadSummary {
-        var instances = Array(plan.instances.prefix(beacons.count))
-        if beacons.count > instances.count {
-            let features: MGMTAdvertisingFeatures
-            do { features = try runner.readAdvertisingFeatures(index: plan.index) } catch { throw .mgmt(error) }
-            let taken = Set(features.instances).union(plan.instances)
-            let free = features.maxInstances == 0 ? [] : (1...features.maxInstances).reversed().filter { !taken.contains($0) }
-            guard free.count >= beacons.count - instances.count else {
-                throw .noFreeInstances(device: device, beacons: beacons.count, maxInstances: features.maxInstances, inUse: Array(taken))
-            }
-            instances += free.prefix(beacons.count - instances.count)
-        }
+    /// The new beacons (the TLM's counts kept); their instances are chosen when the machine says how
+    /// the reload is carried out. Returns what changed.
+    func prepareReload(_ beacons: [BeaconAdvertisement], dwellMilliseconds: Int, _ session: SharedAdvertisingSession) -> ReloadSummary {
         var kiosk = KioskConfiguration(beacons: beacons)
         kiosk.keepTelemetry(of: plan.beacons)
         session.policy.telemetryMilliseconds = kiosk.hasTelemetry ? Self.telemetryMilliseconds : nil
-        let new = SharePlan(index: plan.index, beacons: kiosk.beacons, instances: instances, dwellMilliseconds: dwellMilliseconds, method: plan.method)
-        pendingReload = new
-        return ReloadSummary(old: plan.beacons, new: kiosk.beacons, allUpdated: new.durationSeconds != plan.durationSeconds)
+        pendingReload = (kiosk.beacons, dwellMilliseconds)
+        return ReloadSummary(old: plan.beacons, new: kiosk.beacons, allUpdated: SharePlan.durationSeconds(dwellMilliseconds) != plan.durationSeconds)
+    }
+
+    /// Instances for `count` beacons: ours first, then the highest free ones (Read Advertising
+    /// Features: bluetoothd and btmgmt take the lowest).
+    private func instances(for count: Int, keeping ours: [UInt8]) throws(ShareError) -> [UInt8] {
+        let kept = Array(ours.prefix(count))
+        guard count > kept.count else { return kept }
+        let features: MGMTAdvertisingFeatures
+        do { features = try runner.readAdvertisingFeatures(index: plan.index) } catch { throw .mgmt(error) }
+        let taken = Set(features.instances).union(ours)
+        let free = features.maxInstances == 0 ? [] : (1...features.maxInstances).reversed().filter { !taken.contains($0) }
+        guard free.count >= count - kept.count else {
+            throw .noFreeInstances(device: device, beacons: count, maxInstances: features.maxInstances, inUse: taken.sorted())
+        }
+        return kept + free.prefix(count - kept.count)
     }
 
     /// The plan becomes `new`: changed and added beacons (re)added (`.restart`: all of them) unless off
@@ -270,8 +285,7 @@ extension Session where Mode == MGMTActuator {
     /// New beacons: changed ones re-added on their instances, new ones on free instances, the rest
     /// removed (the machine decides when: off air, the new beacons go on air with the next re-add).
     public func reload(_ beacons: [BeaconAdvertisement], dwellMilliseconds: Int) throws(SessionError) -> ReloadSummary {
-        let summary: ReloadSummary
-        do { summary = try mode.prepareReload(beacons, dwellMilliseconds: dwellMilliseconds, self) } catch { throw .shared(error) }
+        let summary = mode.prepareReload(beacons, dwellMilliseconds: dwellMilliseconds, self)
         _ = try reload(inPlace: true)
         return summary
     }

@@ -247,6 +247,9 @@ public struct SessionMachine: Sendable {
         /// beacons are re-armed at once (a restart or an update may have left them half-done). The
         /// error is the reload's answer (`reloadFailure`).
         case reloadFailed(SessionError)
+        /// Outcome of `Effect.reload`: refused before anything was sent (too few free instances); the
+        /// previous plan is untouched and stays as it is.
+        case reloadRefused(SessionError)
         /// Another owner writes our single legacy instance (its commands were seen, or the kernel has
         /// advertising instances on it): each off phase and the stop hand the instance back.
         /// `displacing`: whose advertising ours takes off air (noted once).
@@ -315,7 +318,7 @@ public struct SessionMachine: Sendable {
         /// phase's re-arm writes ours again. `stopping`: it follows the stop's `takeOffAir` (said
         /// every time, and skipped when the stop plan failed), not an off phase's disable (said once).
         case handBackInstance(stopping: Bool)
-        /// Carry out a reload (`reloadRequested`); report `.reloaded` or `.reloadFailed`.
+        /// Carry out a reload (`reloadRequested`); report `.reloaded`, `.reloadFailed` or `.reloadRefused`.
         case reload(ReloadMethod)
         /// The stop: every beacon of ours off air (the stop plan; Remove Advertising of our instances);
         /// report `.takenOffAir` (then `handBackInstance` when another owner shares the instance) or
@@ -526,6 +529,10 @@ public struct SessionMachine: Sendable {
             }
             if case .connected = phase, !connectedBeacons.isEmpty { return [] }
             phase = .onAir
+            return []
+        case let .reloadRefused(error):
+            reloading = nil
+            reloadFailure = error
             return []
         case let .reloadFailed(error):
             reloading = nil
