@@ -66,13 +66,12 @@ import Testing
     }
 
     /// The kernel wrote its data and enabled the instance while beacon-tx ran (seen on the raw
-    /// socket): the off phase writes that data back and enables it, so the kernel's advertisement
-    /// is on air in our off phase and none of ours.
-    @Test func seenKernelDataIsWrittenBackAtTheOffPhase() throws {
-        let config = KioskConfiguration(beacons: [try T.beacon(2)])
-        let plan = try KioskPlan(config, family: .legacy)
+    /// socket); then one cycle: what the off phase sends after its disable (`handBack`), and the on
+    /// phase's re-arm.
+    func offPhaseAfterTheKernelWrote(handBack: (_ data: HCICommand, _ enable: HCICommand) throws -> [ScriptedController.Step]) throws {
+        let plan = try KioskPlan(KioskConfiguration(beacons: [try T.beacon(2)]), family: .legacy)
         let data = try Self.command(Self.kernelDataHex), enable = try Self.command(Self.enableHex)
-        let fake = ScriptedController(C.okSteps(plan.start) + C.okSteps(plan.disable()) + [C.okStep(data), C.okStep(enable)] + C.okSteps(plan.start))
+        let fake = ScriptedController(C.okSteps(plan.start) + C.okSteps(plan.disable()) + (try handBack(data, enable)) + C.okSteps(plan.start))
         let clock = T.Clock()
         let s = try session(fake, clock)
         try s.start()
@@ -88,28 +87,19 @@ import Testing
         #expect(fake.mismatches.isEmpty, "\(fake.mismatches)")
     }
 
+    /// The off phase writes the kernel's data back and enables it, so the kernel's advertisement is
+    /// on air in our off phase and none of ours.
+    @Test func seenKernelDataIsWrittenBackAtTheOffPhase() throws {
+        try offPhaseAfterTheKernelWrote { data, enable in [C.okStep(data), C.okStep(enable)] }
+    }
+
     /// The write-back of the other owner's data is refused: blank data goes into the instance
     /// instead (ours must not stay there for the kernel to re-enable), and the on phase re-arms.
     @Test func aRefusedWriteBackLeavesBlankDataNotOurs() throws {
-        let config = KioskConfiguration(beacons: [try T.beacon(2)])
-        let plan = try KioskPlan(config, family: .legacy)
-        let data = try Self.command(Self.kernelDataHex), enable = try Self.command(Self.enableHex)
-        let blank = ScriptedController.Step.command(try Self.command(Self.blankHex), replies: [C.ok(try Self.command(Self.blankHex))])
-        let refused = ScriptedController.Step.command(data, replies: [C.fail(data, .commandDisallowed)])
-        let fake = ScriptedController(C.okSteps(plan.start) + C.okSteps(plan.disable()) + [refused, blank] + C.okSteps(plan.start))
-        let clock = T.Clock()
-        let s = try session(fake, clock)
-        try s.start()
-        s.handle(.observedCommand(data))
-        s.handle(.observedCommand(enable))
-        clock.ms += 4000
-        s.timerExpired()
-        #expect(s.phase == .offPhase(.init(offMilliseconds: 4000, pair: 1, count: nil)))
-        clock.ms += 4000
-        s.timerExpired()
-        #expect(s.phase == .onAir)
-        #expect(fake.isFullyConsumed, "left: \(fake.remaining)")
-        #expect(fake.mismatches.isEmpty, "\(fake.mismatches)")
+        try offPhaseAfterTheKernelWrote { data, _ in
+            let blank = try Self.command(Self.blankHex)
+            return [.command(data, replies: [C.fail(data, .commandDisallowed)]), .command(blank, replies: [C.ok(blank)])]
+        }
     }
 
     /// Fuzz finding (raw HCI, 1.95M executions): the other owner shows itself only in the off phase,

@@ -89,23 +89,21 @@ public final class MGMTActuator: SessionActuator {
     /// Remove Advertising of the orphans, in order; one already gone (Invalid Parameters) counts as removed.
     private func removeOrphans() throws(ShareError) {
         while let instance = orphans.first {
-            let status: MGMTStatus
-            do { (status, _) = try runner.send(.removeAdvertising(index: plan.index, instance: instance)) } catch { throw .mgmt(error) }
-            guard status == .success || status == .invalidParameters else {
-                throw .mgmt(.commandFailed(opcode: .removeAdvertising, index: plan.index, status: status))
-            }
+            try remove(.removeAdvertising(index: plan.index, instance: instance))
             orphans.removeFirst()
         }
     }
 
     /// Remove Advertising of our instances; one already gone (Invalid Parameters) counts as removed.
     func removeOurs() throws(ShareError) {
-        for command in plan.stop {
-            let status: MGMTStatus
-            do { (status, _) = try runner.send(command) } catch { throw .mgmt(error) }
-            guard status == .success || status == .invalidParameters else {
-                throw .mgmt(.commandFailed(opcode: command.opcode, index: command.index, status: status))
-            }
+        for command in plan.stop { try remove(command) }
+    }
+
+    private func remove(_ command: MGMTCommand) throws(ShareError) {
+        let status: MGMTStatus
+        do { (status, _) = try runner.send(command) } catch { throw .mgmt(error) }
+        guard status == .success || status == .invalidParameters else {
+            throw .mgmt(.commandFailed(opcode: command.opcode, index: command.index, status: status))
         }
     }
 
