@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # e2e-controllers: rootcanal flaky
+# e2e-timeout: 240
 # rc-silent (issue 40): a controller that stops answering for 5 s (a UART controller's "command tx
 # timeout": room-assistant#1158, raspberrypi/linux#4601), played by tools/quirkproxy.py (SIGUSR2:
 # every command dropped for 5 s) in front of RootCanal DEFAULT. Config/museum.json with --controller
