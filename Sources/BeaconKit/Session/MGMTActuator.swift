@@ -41,6 +41,8 @@ public final class MGMTActuator: SessionActuator {
     /// The beacons a reload prepared, until the machine's `Effect.reload` (which chooses their instances).
     private var pendingReload: (beacons: [BeaconAdvertisement], dwellMilliseconds: Int)?
     private var kept: [MGMTEvent] = []
+    /// The kernel's last answer to Read Advertising Features (its instances and their limit).
+    private var lastFeatures: MGMTAdvertisingFeatures?
 
     public init(beacons: [BeaconAdvertisement], index: UInt16, device: String, dwellMilliseconds: Int, method pinnedMethod: SharePlan.Method? = nil,
                 runner: MGMTCommandRunner) {
@@ -55,6 +57,7 @@ public final class MGMTActuator: SessionActuator {
         do throws(ShareError) {
             let features: MGMTAdvertisingFeatures
             do { features = try runner.readAdvertisingFeatures(index: plan.index) } catch { throw .mgmt(error) }
+            lastFeatures = features
             guard let free = features.freeInstances(plan.beacons.count) else {
                 throw .noFreeInstances(device: device, beacons: plan.beacons.count, maxInstances: features.maxInstances, inUse: features.instances)
             }
@@ -112,11 +115,6 @@ public final class MGMTActuator: SessionActuator {
         case let .rearm(cause, started, _):
             do throws(ShareError) {
                 try removeOrphans()
-                // A reload while the device was gone left the instances to choose now.
-                if plan.instances.count < plan.beacons.count {
-                    plan = SharePlan(index: plan.index, beacons: plan.beacons, instances: try instances(for: plan.beacons.count, keeping: plan.instances),
-                                     durationSeconds: plan.durationSeconds, method: plan.method)
-                }
                 for i in plan.beacons.indices { try add(i, session) }
                 return [.rearmed(cause, started: started, rotationIndex: 0)]
             } catch {
@@ -131,9 +129,9 @@ public final class MGMTActuator: SessionActuator {
         case let .reload(method):
             guard let pending = pendingReload else { return [] }
             pendingReload = nil
-            // Unregistered, the kernel forgot every instance: ours are chosen at the return's re-add.
+            // Unregistered, the kernel cannot be asked: the instances are chosen from what it said last.
             let chosen: [UInt8]
-            do { chosen = method == .offAir(removeOld: false) ? [] : try instances(for: pending.beacons.count, keeping: plan.instances) } catch {
+            do { chosen = try instances(for: pending.beacons.count, keeping: plan.instances, ask: method != .offAir(removeOld: false)) } catch {
                 return [.reloadRefused(.shared(error))]
             }
             let new = SharePlan(index: plan.index, beacons: pending.beacons, instances: chosen, dwellMilliseconds: pending.dwellMilliseconds,
@@ -221,12 +219,15 @@ public final class MGMTActuator: SessionActuator {
     }
 
     /// Instances for `count` beacons: ours first, then the highest free ones (Read Advertising
-    /// Features: bluetoothd and btmgmt take the lowest).
-    private func instances(for count: Int, keeping ours: [UInt8]) throws(ShareError) -> [UInt8] {
+    /// Features, or without `ask` its last answer: bluetoothd and btmgmt take the lowest).
+    private func instances(for count: Int, keeping ours: [UInt8], ask: Bool) throws(ShareError) -> [UInt8] {
         let kept = Array(ours.prefix(count))
         guard count > kept.count else { return kept }
-        let features: MGMTAdvertisingFeatures
-        do { features = try runner.readAdvertisingFeatures(index: plan.index) } catch { throw .mgmt(error) }
+        var features = lastFeatures ?? MGMTAdvertisingFeatures(supportedFlags: [], maxInstances: 0, instances: [])
+        if ask {
+            do { features = try runner.readAdvertisingFeatures(index: plan.index) } catch { throw .mgmt(error) }
+            lastFeatures = features
+        }
         let taken = Set(features.instances).union(ours)
         let free = features.maxInstances == 0 ? [] : (1...features.maxInstances).reversed().filter { !taken.contains($0) }
         guard free.count >= count - kept.count else {
