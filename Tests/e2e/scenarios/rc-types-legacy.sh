@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # e2e-controllers: rootcanal legacy-only
+# e2e-timeout: 240
 # rc-types-legacy (issue 44): the six beacons of types.inc (iBeacon, AltBeacon, Eddystone-URL,
 # Eddystone-UID, raw data, the UID's Eddystone-TLM) rotated on the one advertising instance of a
 # controller without extended advertising (a Raspberry Pi's case); the receiver hears each payload

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # e2e-controllers: rootcanal default
+# e2e-timeout: 300
 # rc-types-sets (issue 44): an iBeacon, an AltBeacon, an Eddystone-URL, an Eddystone-UID, raw data
 # and the UID's Eddystone-TLM on six extended sets of RootCanal's DEFAULT controller; the receiver
 # on hci1 hears each payload exactly as the dry run prints it, the TLM's counts rising (types.inc).

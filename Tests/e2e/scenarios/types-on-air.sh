@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
+# e2e-timeout: 240
 # types-on-air (issue 44): an iBeacon, an AltBeacon, an Eddystone-UID with its Eddystone-TLM, an
 # Eddystone-URL and raw data (Flags + the local name "beacon-tx") go on air with their own bytes:
 # three on extended sets (btvirt has three), all six rotated with legacy commands, the four
