@@ -4,8 +4,8 @@
 # no adapter at all (hci0 comes 20 s after multi-user.target, for 22-boot-race; hci2 never):
 # boot is not held back. Each unit is active (READY) within 3 s of its "waiting for hciN"
 # line (the rest of its activation is the exec itself, slow under TCG: noted) and
-# multi-user.target follows; multi-user.target is reached within 10 s (or half the main boot's
-# time, if more) of the main boot's time (from systemd's start); StatusText and `systemctl status` say what it is waiting for;
+# multi-user.target follows; multi-user.target is reached within the main boot's time again
+# (10–45 s) of the main boot's time (from systemd's start); StatusText and `systemctl status` say what it is waiting for;
 # nothing restarts and no start limit or device timeout shows in the journal.
 . "$BED/lib.sh"
 
@@ -43,10 +43,11 @@ ref=
 [ -z "$main_boot" ] || ref=$(sed -n 's/^multi-user.target from systemd \([0-9]*\) us$/\1/p' "$main_boot/boot.txt" 2> /dev/null || true)
 if [ -n "$ref" ]; then
   note "multi-user.target after systemd's start: $mu_s s here, $(_secs "$ref") s in the main boot (no beacon-tx enabled)"
-  # slack: 10 s or half the main boot's time, whichever is more (two boots of a TCG guest on a host
-  # running other guests differ by that much: 46.4 s against 34.8 s in CI's lanes); a unit that held
-  # the boot back would add its device timeout (60 s) or systemd's start timeout (90 s)
-  slack=$((ref / 2 > 10000000 ? ref / 2 : 10000000))
+  # slack: the main boot's time, at least 10 s and at most 45 s (two boots of a TCG guest on a host
+  # running other guests differ by that much: 46.4 s against 34.8 s in CI's lanes, 54.3 s against
+  # 35.6 s here); a unit that held the boot back would add its device timeout (60 s) or systemd's
+  # start timeout (90 s), and the READY checks above time each unit itself
+  slack=$((ref > 45000000 ? 45000000 : ref < 10000000 ? 10000000 : ref))
   [ $((mu - sd)) -le $((ref + slack)) ] || fail "multi-user.target after $mu_s s, the main boot's after $(_secs "$ref") s (+ $(_secs "$slack") s allowed)"
 else
   note "no main boot in this run: multi-user.target after $mu_s s, not compared"
