@@ -20,7 +20,8 @@ public protocol SessionActuator: AnyObject {
 ///
 /// Inputs are queued: an effect's outcome is the next input, never handled inside the effect. The
 /// outermost `send` steps the machine until the queue is empty, then takes what the mode's runner
-/// kept meanwhile; `onPhaseChange` hears of a change of phase (or a re-arm) once that is done.
+/// kept meanwhile, one input at a time; `onPhaseChange` hears of a change of phase (or a re-arm)
+/// once each of them is done.
 @dynamicMemberLookup
 public final class Session<Mode: SessionActuator> {
     public let mode: Mode
@@ -59,21 +60,23 @@ public final class Session<Mode: SessionActuator> {
         guard !draining else { return }
         draining = true
         defer { draining = false }
-        let before = (machine.phase, machine.rearmCount)
         var rounds = 0
         while true {
+            // Each input from outside (this one, then each kept one) with its effects' outcomes;
+            // `onPhaseChange` hears of what it changed.
+            let before = (machine.phase, machine.rearmCount)
             while !pending.isEmpty {
                 let next = pending.removeFirst()
                 for effect in machine.step(next, now: now()) { pending += mode.perform(effect, self) }
             }
+            if machine.phase != before.0 || machine.rearmCount != before.1 { onPhaseChange?(machine.phase) }
             // What the runner kept while the effects waited, bounded (a flood must not hold the loop).
             guard rounds < 64, machine.phase != .stopped else { break }
-            pending = mode.keptInputs(self)
+            pending += mode.keptInputs(self)   // (after anything the callback sent)
             guard !pending.isEmpty else { break }
             rounds += 1
         }
         pending = []
-        if machine.phase != before.0 || machine.rearmCount != before.1 { onPhaseChange?(machine.phase) }
     }
 
     /// Puts every beacon on air (the mode's first placement); throws, with nothing left on air, when
