@@ -107,7 +107,7 @@ e2e-zephyr: build
 # 12's 6.1 with BlueZ 5.66. Root; ~15 min a kernel under TCG.
 E2E_MATRIX_KERNELS ?= trixie trixie-backports
 e2e-matrix: build
-	for k in $(E2E_MATRIX_KERNELS); do E2E_KERNEL=$$k E2E_BLUEZ=trixie Tests/e2e/run $$(grep -v '^#' Tests/e2e/kernel-group) || exit 1; done
+	for k in $(E2E_MATRIX_KERNELS); do E2E_KERNEL=$$k E2E_BLUEZ=trixie Tests/e2e/run $$(awk '!/^#/ { print $$1 }' Tests/e2e/kernel-group) || exit 1; done
 
 # The soak (issue 40): a kiosk under a seeded random sequence of faults for SOAK_MINUTES, raw HCI
 # (soak-raw) and the sharing mode (soak-share) at once, one qemu guest each; each prints and checks

@@ -149,13 +149,17 @@ scan_start() {
   local dev=$1 log=$E2E_OUT/scan-$1.txt pid
   shift
   [ ! -s "$E2E_OUT/.scan-$dev.pid" ] || fail "scan_start $dev: already scanning"
+  # the log is appended to: only this scanner's own "# scanning" line (after byte $off) counts
+  local off=0
+  [ ! -e "$log" ] || off=$(stat -c %s "$log")
   "${E2E_PY[@]}" -u "$E2E_DIR/tools/rawscan.py" "$@" "$dev" >> "$log" 2>&1 &
   pid=$!
   echo "$pid" > "$E2E_OUT/.scan-$dev.pid"
-  wait_until 40 _scan_ready "$log" "$pid" || true
-  _has_line "$log" '# scanning' || fail "scan_start $dev: scanner did not start: $(tail -n 3 "$log")"
+  wait_until 40 _scan_ready "$log" "$pid" "$off" || true
+  _scan_started "$log" "$off" || fail "scan_start $dev: scanner did not start: $(tail -n 3 "$log")"
 }
-_scan_ready() { _has_line "$1" '# scanning' || _dead "$2"; }
+_scan_ready() { _scan_started "$1" "$3" || _dead "$2"; }
+_scan_started() { tail -c +"$(($2 + 1))" "$1" | grep -q '^# scanning'; }
 _dead() {   # _dead PID: gone, or a zombie (a child we have not reaped yet is still "kill -0"-able)
   local st
   [ -r "/proc/$1/stat" ] && read -r st < "/proc/$1/stat" 2>/dev/null || return 0

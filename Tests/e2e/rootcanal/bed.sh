@@ -117,6 +117,14 @@ _rc_up() {
   for i in 0 1; do
     wait_until 60 hciconfig "hci$i" up 2> /dev/null || _rc_fail "hciconfig hci$i up failed" || return
   done
+  # A controller whose first setup failed (the kernel's HCI Reset went unanswered while the bridge
+  # and the proxy were starting on a loaded host: Close Index 2 s later) still comes up under
+  # hciconfig, but never becomes an MGMT index: every MGMT command gets Invalid Index, so bluetoothd
+  # and the sharing mode never see it (a CI run's soak-raw). The bed fails, and gets its second try.
+  for i in 0 1; do
+    wait_until 10 _rc_mgmt_index "$i" ||
+      _rc_fail "hci$i is no MGMT index (its first setup failed): $(btmgmt_cmd "$i" info | tail -n 1)" || return
+  done
   RC_KIND=$kind
   _rc_log "up: $kind (hci0), DEFAULT (hci1)"
 }
@@ -130,6 +138,7 @@ rc_reset() {
   done
 }
 _rc_hci_up() { [[ $(hciconfig "hci$1" 2> /dev/null) == *"UP RUNNING"* ]]; }
+_rc_mgmt_index() { [[ $(btmgmt_cmd "$1" info) == *"current settings:"* ]]; }
 
 rc_down() {
   local p

@@ -29,7 +29,8 @@ import time
 HCI_COMMAND_PKT, HCI_EVENT_PKT = 0x01, 0x04
 EVT_CMD_COMPLETE, EVT_CMD_STATUS, EVT_LE_META = 0x0E, 0x0F, 0x3E
 LE_ADV_REPORT, LE_EXT_ADV_REPORT = 0x02, 0x0D
-SOL_HCI, HCI_FILTER = 0, 2
+SOL_HCI, HCI_FILTER, HCI_TIME_STAMP, HCI_CMSG_TSTAMP = 0, 2, 3, 0x0002
+TIMEVAL = struct.Struct("@ll")   # struct timeval of this process's ABI (64-bit: two 8-byte longs)
 COMMAND_DISALLOWED = 0x0C
 
 OP_SET_SCAN_PARAMS, OP_SET_SCAN_ENABLE = 0x200B, 0x200C
@@ -64,12 +65,20 @@ class Scanner:
         filt = struct.pack("<IIIH2x", 1 << HCI_EVENT_PKT,
                            events & 0xFFFFFFFF, events >> 32, 0)
         self.sock.setsockopt(SOL_HCI, HCI_FILTER, filt)
+        # The kernel stamps each packet as the driver hands it over (hci_recv_frame), and a raw
+        # socket with HCI_TIME_STAMP gets that time with it: a scanner read late on a loaded TCG
+        # guest (seconds behind, seen in the soak's stop check) still says when a report came.
+        self.sock.setsockopt(SOL_HCI, HCI_TIME_STAMP, 1)
+        self.received = None
 
     clock = False
 
     def stamp(self):
-        """`t=SECONDS ` (wall clock, bash's $EPOCHREALTIME's) with --clock, else nothing."""
-        return f"t={time.time():.4f} " if self.clock else ""
+        """`t=SECONDS ` with --clock (wall clock, as bash's $EPOCHREALTIME: the kernel's time of the
+        packet's arrival, or the time it was read when the kernel gave none), else nothing."""
+        if not self.clock:
+            return ""
+        return f"t={self.received if self.received is not None else time.time():.4f} "
 
     def command(self, opcode, params, timeout=5.0):
         """Sends a command, prints reports meanwhile, returns the status byte."""
@@ -93,7 +102,15 @@ class Scanner:
 
     def read(self, timeout):
         r, _, _ = select.select([self.sock], [], [], timeout)
-        return self.sock.recv(1024) if r else None
+        if not r:
+            return None
+        pkt, ancillary, _, _ = self.sock.recvmsg(1024, socket.CMSG_SPACE(TIMEVAL.size))
+        self.received = None
+        for level, kind, value in ancillary:
+            if level == SOL_HCI and kind == HCI_CMSG_TSTAMP and len(value) >= TIMEVAL.size:
+                sec, usec = TIMEVAL.unpack_from(value)
+                self.received = sec + usec / 1e6
+        return pkt
 
     def handle(self, pkt):
         if len(pkt) < 4 or pkt[0] != HCI_EVENT_PKT or pkt[1] != EVT_LE_META:
