@@ -101,7 +101,7 @@ _rc_up() {
       : > "$RUN_DIR/quirkproxy.log"
       "${E2E_PY[@]}" -u "$E2E_DIR/tools/quirkproxy.py" "$RC_PROXY" "$RC_PORT0" "$quirks" > "$RUN_DIR/quirkproxy.log" 2>&1 &
       RC_PIDS+=($!)
-      wait_until 10 _log_has "$RUN_DIR/quirkproxy.log" listening || _rc_fail "quirkproxy did not start" || return
+      wait_until 30 _log_has "$RUN_DIR/quirkproxy.log" listening || _rc_fail "quirkproxy did not start" || return
       p=$RC_PROXY ;;
   esac
   i=0
