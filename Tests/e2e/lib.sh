@@ -301,6 +301,17 @@ run_bg() {
   echo $! > "$E2E_OUT/.bg-$name.pid"
 }
 
+# notify_start [ARG...]: a stand-in for systemd's notify socket, tools/notify-listen.py as
+# background process "notify" (ARGs such as --clock passed on); returns once it listens. Sets `sock`
+# (for NOTIFY_SOCKET: in the guest's tmpfs, as 9p (E2E_OUT) cannot hold a socket) and `notes` (what
+# it received, one line each). 40 s: a Python start in the TCG guest once took over 10 s under load.
+notify_start() {
+  sock=/tmp/beacon-tx-notify.$$.sock
+  notes=$E2E_OUT/notify.txt
+  run_bg notify "${E2E_PY[@]}" "$E2E_DIR/tools/notify-listen.py" "$sock" "$notes" "$@"
+  wait_until 40 _has_line "$notes" '# listening' || fail "notify listener did not start: $(cat "$E2E_OUT/notify.log")"
+}
+
 # stop_bg NAME [SIGNAL]: sends SIGNAL (default TERM) to NAME, waits up to 10 s (then
 # SIGKILL) and sets BG_RC to its exit code (0, or 143 = killed by SIGTERM, ...).
 # Call it directly, not inside $(...): only this shell can collect the exit code.

@@ -58,10 +58,7 @@ grep -qx 'beacon-tx: hci0 is blocked by rfkill (soft); using hci1' "$E2E_OUT/def
 "$BEACON_TX" stop --device hci1 > /dev/null 2>&1 || fail "stop hci1"
 
 step "start --device-timeout 60 waits for the unblock"
-sock=/tmp/beacon-tx-notify.$$.sock
-notes=$E2E_OUT/notify.txt
-run_bg notify "${E2E_PY[@]}" "$E2E_DIR/tools/notify-listen.py" "$sock" "$notes"
-wait_until 40 _has_line "$notes" '# listening' || fail "notify listener did not start"
+notify_start
 NOTIFY_SOCKET=$sock run_bg late "$BEACON_TX" start --device hci0 --device-timeout 60 --config "$REPO/Config/kiosk.json"
 wait_until 10 _log_has "$E2E_OUT/late.log" 'waiting for hci0 (blocked by rfkill): hci0: soft; up to 60 s (--device-timeout); run: rfkill unblock bluetooth' ||
   fail "no waiting note: $(tail -n 3 "$E2E_OUT/late.log")"

@@ -15,10 +15,7 @@
 rc_bluez
 onair_rx
 rc_kernel_adv 1
-sock=/tmp/beacon-tx-notify.$$.sock   # the guest's tmpfs: 9p (E2E_OUT) cannot hold a socket
-notes=$E2E_OUT/notify.txt
-run_bg notify "${E2E_PY[@]}" "$E2E_DIR/tools/notify-listen.py" "$sock" "$notes"
-wait_until 40 _has_line "$notes" '# listening' || fail "notify listener did not start: $(cat "$E2E_OUT/notify.log")"
+notify_start
 prom=$E2E_OUT/beacon-tx.prom
 t_start=$EPOCHREALTIME
 NOTIFY_SOCKET=$sock WATCHDOG_USEC=2000000 run_bg cyc "$BEACON_TX" start --device hci0 --beacon "$RC_UUID:1:1" --share auto \

@@ -13,10 +13,7 @@
 . "$(dirname "$0")/../lib.sh"
 need_beacon_tx
 
-sock=/tmp/beacon-tx-notify.$$.sock   # the guest's tmpfs: 9p (E2E_OUT) cannot hold a socket
-notes=$E2E_OUT/notify.txt
-run_bg notify "${E2E_PY[@]}" "$E2E_DIR/tools/notify-listen.py" "$sock" "$notes"
-wait_until 40 _has_line "$notes" '# listening' || fail "notify listener did not start: $(cat "$E2E_OUT/notify.log")"
+notify_start
 
 rt=$E2E_OUT/run
 mkdir -p "$rt"
