@@ -149,17 +149,23 @@ scan_start() {
   local dev=$1 log=$E2E_OUT/scan-$1.txt pid
   shift
   [ ! -s "$E2E_OUT/.scan-$dev.pid" ] || fail "scan_start $dev: already scanning"
-  # the log is appended to: only this scanner's own "# scanning" line (after byte $off) counts
-  local off=0
-  [ ! -e "$log" ] || off=$(stat -c %s "$log")
+  # the log is appended to: only this scanner's own "# scanning" line (after line $skip) counts
+  local skip=0 lines
+  [ ! -e "$log" ] || { mapfile -t lines < "$log"; skip=${#lines[@]}; }
   "${E2E_PY[@]}" -u "$E2E_DIR/tools/rawscan.py" "$@" "$dev" >> "$log" 2>&1 &
   pid=$!
   echo "$pid" > "$E2E_OUT/.scan-$dev.pid"
-  wait_until 40 _scan_ready "$log" "$pid" "$off" || true
-  _scan_started "$log" "$off" || fail "scan_start $dev: scanner did not start: $(tail -n 3 "$log")"
+  wait_until 40 _scan_ready "$log" "$pid" "$skip" || true
+  _scan_started "$log" "$skip" || fail "scan_start $dev: scanner did not start: $(tail -n 3 "$log")"
 }
 _scan_ready() { _scan_started "$1" "$3" || _dead "$2"; }
-_scan_started() { tail -c +"$(($2 + 1))" "$1" | grep -q '^# scanning'; }
+_scan_started() {   # _scan_started LOG SKIP: a "# scanning" line after the first SKIP (builtins only)
+  local -a lines
+  local l
+  mapfile -t -s "$2" lines < "$1"
+  for l in "${lines[@]}"; do [[ $l == '# scanning'* ]] && return 0; done
+  return 1
+}
 _dead() {   # _dead PID: gone, or a zombie (a child we have not reaped yet is still "kill -0"-able)
   local st
   [ -r "/proc/$1/stat" ] && read -r st < "/proc/$1/stat" 2>/dev/null || return 0
@@ -350,7 +356,9 @@ bg_running() { ! _dead "$(_bg_pid "$1")"; }
 
 _bg_pid() {
   [ -s "$E2E_OUT/.bg-$1.pid" ] || fail "$1 was not started with run_bg"
-  cat "$E2E_OUT/.bg-$1.pid"
+  local pid
+  read -r pid < "$E2E_OUT/.bg-$1.pid"
+  echo "$pid"
 }
 
 # --- controllers -----------------------------------------------------------------

@@ -17,9 +17,9 @@ _log_has "$E2E_OUT/rot.log" "rotating every 200 ms" || fail "not rotating: $(cat
 _sleep 1
 t0=$EPOCHREALTIME; _sleep 10; t1=$EPOCHREALTIME
 onair_log --since "$t0" --until "$t1" --dwell 200 | tee "$E2E_OUT/onair-rot.txt"
-onair_rate 1.1 --since "$t0" --until "$t1"; r1=$ONAIR_RATE
-onair_rate 1.2 --since "$t0" --until "$t1"; r2=$ONAIR_RATE
-onair_rate 1.3 --since "$t0" --until "$t1"; r3=$ONAIR_RATE
+onair_rate 1.1 "$E2E_OUT/onair-rot.txt"; r1=$ONAIR_RATE
+onair_rate 1.2 "$E2E_OUT/onair-rot.txt"; r2=$ONAIR_RATE
+onair_rate 1.3 "$E2E_OUT/onair-rot.txt"; r3=$ONAIR_RATE
 at_least "$r1" 1 "museum-entrance rotated"
 at_least "$r2" 1 "museum-hall rotated"
 at_least "$r3" 1 "museum-shop rotated"

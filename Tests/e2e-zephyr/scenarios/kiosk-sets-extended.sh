@@ -20,9 +20,9 @@ t0=$EPOCHREALTIME; _sleep 8; t1=$EPOCHREALTIME
 stop_bg ext TERM
 [ "$BG_RC" = 0 ] || fail "exit $BG_RC after SIGTERM"
 onair_log --since "$t0" --until "$t1" | tee "$E2E_OUT/onair-ext.txt"
-onair_rate 1.1 --since "$t0" --until "$t1"; r1=$ONAIR_RATE
-onair_rate 1.2 --since "$t0" --until "$t1"; r2=$ONAIR_RATE
-onair_rate 1.3 --since "$t0" --until "$t1"; r3=$ONAIR_RATE
+onair_rate 1.1 "$E2E_OUT/onair-ext.txt"; r1=$ONAIR_RATE
+onair_rate 1.2 "$E2E_OUT/onair-ext.txt"; r2=$ONAIR_RATE
+onair_rate 1.3 "$E2E_OUT/onair-ext.txt"; r3=$ONAIR_RATE
 at_least "$r1" 5 "museum-entrance (100 ms) on its own set"
 at_least "$r2" 5 "museum-hall (100 ms) on its own set"
 between "$(awk -v a="$r3" -v b="$r1" 'BEGIN { print a / b }')" 0.3 0.8 "museum-shop (200 ms) / museum-entrance (100 ms) on sets"

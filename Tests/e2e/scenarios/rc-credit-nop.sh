@@ -27,7 +27,7 @@ _sleep 3
 t1=$EPOCHREALTIME; _sleep 8; t2=$EPOCHREALTIME
 onair_log --since "$t1" --until "$t2" | tee "$E2E_OUT/onair-rotation.txt"
 for b in 2.1 2.2; do
-  onair_rate "$b" --since "$t1" --until "$t2"
+  onair_rate "$b" "$E2E_OUT/onair-rotation.txt"
   echo "RATE beacon $b: $ONAIR_RATE reports/s"
   at_least "$ONAIR_RATE" 0.5 "beacon $b heard in the rotation under credit-nop"
 done

@@ -26,7 +26,7 @@ n=$(grep -c 'while advertising; such a write is now sent with the beacon disable
 [ "$n" = 1 ] || fail "the note came $n times, want once: $(tr '\n' ' ' < "$E2E_OUT/rot.log")"
 ! grep -q 'rotation step failed' "$E2E_OUT/rot.log" || fail "a swap failed: $(grep 'rotation step failed' "$E2E_OUT/rot.log" | head -n 2)"
 onair_log --since "$t0" --until "$t1" --addr "$addr" --dwell 200 | tee "$E2E_OUT/onair-rot.txt"
-for m in 1 2 3; do onair_rate "1.$m" --since "$t0" --until "$t1" --addr "$addr"; at_least "$ONAIR_RATE" 1 "museum beacon 1.$m"; done
+for m in 1 2 3; do onair_rate "1.$m" "$E2E_OUT/onair-rot.txt"; at_least "$ONAIR_RATE" 1 "museum beacon 1.$m"; done
 onair_expect_rotation "$E2E_OUT/onair-rot.txt"
 kiosk_expect_alive rot
 stop_bg rot TERM

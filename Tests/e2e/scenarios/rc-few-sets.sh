@@ -18,7 +18,7 @@ t0=$EPOCHREALTIME; _sleep 6; t1=$EPOCHREALTIME
 stop_bg six TERM
 [ "$BG_RC" = 0 ] || fail "exit $BG_RC after SIGTERM"
 onair_log --since "$t0" --until "$t1" --addr "$addr" --dwell 200 | tee "$E2E_OUT/onair-six.txt"
-for m in 1 2 3 4 5 6; do onair_rate "1.$m" --since "$t0" --until "$t1" --addr "$addr"; at_least "$ONAIR_RATE" 0.3 "beacon 1.$m of six"; done
+for m in 1 2 3 4 5 6; do onair_rate "1.$m" "$E2E_OUT/onair-six.txt"; at_least "$ONAIR_RATE" 0.3 "beacon 1.$m of six"; done
 expect_hci_command hci0 0x203b
 rc_reset_hci0
 "$BEACON_TX" start --device hci0 "${SIX[@]:0:8}" --controller extended --duration 2 > "$E2E_OUT/four.log" 2>&1 || fail "four beacons exited $?"

@@ -21,8 +21,8 @@ _log_has "$E2E_OUT/rot.log" "beacon 3 (museum-shop): interval 200.000 msec (0x01
 _sleep 1
 t0=$EPOCHREALTIME; _sleep 10; t1=$EPOCHREALTIME
 onair_log --since "$t0" --until "$t1" --addr "$addr" --dwell 200 | tee "$E2E_OUT/onair-rot.txt"
-onair_rate 1.1 --since "$t0" --until "$t1" --addr "$addr"; r1=$ONAIR_RATE
-onair_rate 1.3 --since "$t0" --until "$t1" --addr "$addr"; r3=$ONAIR_RATE
+onair_rate 1.1 "$E2E_OUT/onair-rot.txt"; r1=$ONAIR_RATE
+onair_rate 1.3 "$E2E_OUT/onair-rot.txt"; r3=$ONAIR_RATE
 at_least "$r3" 1 "museum-shop rotated"
 between "$(awk -v a="$r3" -v b="$r1" 'BEGIN { print a / b }')" 0.75 1.33 "museum-shop / museum-entrance rotated (one shared interval)"
 onair_expect_rotation "$E2E_OUT/onair-rot.txt"

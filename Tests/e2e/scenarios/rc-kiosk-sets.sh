@@ -20,8 +20,8 @@ stop_bg ext TERM
 [ "$BG_RC" = 0 ] || fail "exit $BG_RC after SIGTERM"
 _log_has "$E2E_OUT/ext.log" "sets 239, 238, 237" || fail "not three sets: $(cat "$E2E_OUT/ext.log")"
 onair_log --since "$t0" --until "$t1" --addr "$addr" | tee "$E2E_OUT/onair-ext.txt"
-onair_rate 1.1 --since "$t0" --until "$t1" --addr "$addr"; r1=$ONAIR_RATE
-onair_rate 1.3 --since "$t0" --until "$t1" --addr "$addr"; r3=$ONAIR_RATE
+onair_rate 1.1 "$E2E_OUT/onair-ext.txt"; r1=$ONAIR_RATE
+onair_rate 1.3 "$E2E_OUT/onair-ext.txt"; r3=$ONAIR_RATE
 at_least "$r1" 3 "museum-entrance (100 ms) on its own set"
 between "$(awk -v a="$r3" -v b="$r1" 'BEGIN { print a / b }')" 0.3 0.8 "museum-shop (200 ms) / museum-entrance (100 ms) on sets"
 

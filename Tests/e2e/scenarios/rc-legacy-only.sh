@@ -33,7 +33,7 @@ v_btmon_stop
 cat "$E2E_OUT/rot.log"
 _log_has "$E2E_OUT/rot.log" "(legacy commands, rotating every 200 ms" || fail "museum.json did not rotate on legacy commands"
 onair_log --since "$t0" --until "$t1" --addr "$addr" --dwell 200 | tee "$E2E_OUT/onair-rot.txt"
-for m in 1 2 3; do onair_rate "1.$m" --since "$t0" --until "$t1" --addr "$addr"; at_least "$ONAIR_RATE" 1 "beacon 1.$m rotated"; done
+for m in 1 2 3; do onair_rate "1.$m" "$E2E_OUT/onair-rot.txt"; at_least "$ONAIR_RATE" 1 "beacon 1.$m rotated"; done
 v_verify live --config "$REPO/Config/museum.json"
 [ "$V_RC" = 0 ] || fail "verify of the rotation exited $V_RC: $(tail -n 1 "$E2E_OUT/live.err")"
 v_has live "PASS: 3 beacon(s) configured as expected"

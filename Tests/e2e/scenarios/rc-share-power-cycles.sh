@@ -22,11 +22,6 @@ kiosk_start k --config "$E2E_OUT/share.json" --device-timeout 20
 grep -E 'as kernel advertising instances' "$E2E_OUT/k.log" || fail "not shared: $(tail -n 5 "$E2E_OUT/k.log")"
 pid=$KIOSK_PID
 _registered() { [ -e /sys/class/bluetooth/hci0 ]; }
-_all_heard_after() {
-  local out
-  out=$(onair_log --since "$1" --any-addr 2> /dev/null) || return 1
-  [[ $out == *"beacon 1.1 "* && $out == *"beacon 1.2 "* && $out == *"beacon 1.3 "* ]]
-}
 worst=0
 for i in $(seq 10); do
   btmgmt_cmd 0 power off > /dev/null
@@ -35,7 +30,7 @@ for i in $(seq 10); do
   t=$EPOCHREALTIME
   _sleep 1
   _registered || { dmesg | tail -n 20; fail "cycle $i: hci0 is gone from /sys/class/bluetooth"; }
-  wait_until 6 _all_heard_after "$t" || {
+  wait_until 6 onair_heard "$t" 1.1 1.2 1.3 || {
     dmesg | tail -n 20; tail -n 5 "$E2E_OUT/k.log"
     fail "cycle $i: not every beacon heard within 6 s of power on"
   }

@@ -13,8 +13,6 @@
 # kernel's HCI data byte for byte ours, Remove Advertising at the stop, nothing of ours after it),
 # and fails with a wrong major.
 . "$(dirname "$0")/rc.inc"
-# _rc_heard MAJOR.MINOR T: that beacon heard (from any address) since T.
-_rc_heard() { [[ $(onair_log --since "$2" --any-addr 2> /dev/null) == *"beacon $1 "* ]]; }
 rc_bluez
 onair_rx
 rc_kernel_adv 1
@@ -30,11 +28,11 @@ _sleep 2
 t0=$EPOCHREALTIME; _sleep 12; t1=$EPOCHREALTIME
 onair_log --since "$t0" --until "$t1" --any-addr "$(rc_ktag 1)" | tee "$E2E_OUT/onair.txt"
 for b in 1.1 1.2; do
-  onair_rate "$b" --since "$t0" --until "$t1" --any-addr
+  onair_rate "$b" "$E2E_OUT/onair.txt"
   echo "RATE beacon $b: $ONAIR_RATE reports/s"
   at_least "$ONAIR_RATE" 0.3 "beacon $b heard in the kernel's rotation"
 done
-rc_krate 1 --since "$t0" --until "$t1"
+rc_krate 1 "$E2E_OUT/onair.txt"
 echo "RATE kernel instance 1: $ONAIR_RATE reports/s"
 at_least "$ONAIR_RATE" 0.3 "the kernel's instance heard in its rotation"
 # Each one is back within a rotation: 3 instances (ours 1 s each, the kernel's 2 s) = 4 s, plus slack.
@@ -59,14 +57,14 @@ kill -HUP "$KIOSK_PID"
 wait_until 10 _log_has "$E2E_OUT/kiosk.log" 'reloaded' || fail "no reload: $(tail -n 3 "$E2E_OUT/kiosk.log")"
 grep 'reloaded' "$E2E_OUT/kiosk.log"
 t2=$EPOCHREALTIME
-wait_until 12 _rc_heard 1.3 "$t2" || fail "minor 3 not heard after the reload"
+wait_until 12 onair_heard "$t2" 1.3 || fail "minor 3 not heard after the reload"
 # Another program removes one of ours: it is added again.
 inst=$(sed -n 's/.*as kernel advertising instances \([0-9]*\),.*/\1/p' "$E2E_OUT/kiosk.log" | head -n 1)
 [ -n "$inst" ] || fail "no instance number in the log"
 echo "btmgmt rm-adv $inst: $(btmgmt_cmd 0 rm-adv "$inst")"
 wait_until 10 _log_has "$E2E_OUT/kiosk.log" "re-added" || fail "not re-added: $(tail -n 3 "$E2E_OUT/kiosk.log")"
 t3=$EPOCHREALTIME
-wait_until 12 _rc_heard 1.1 "$t3" || fail "minor 1 not heard after the re-add"
+wait_until 12 onair_heard "$t3" 1.1 || fail "minor 1 not heard after the re-add"
 kiosk_expect_alive kiosk
 stop_bg kiosk TERM
 [ "$BG_RC" = 0 ] || fail "exit $BG_RC"
@@ -74,7 +72,7 @@ grep 'removed our kernel advertising instances' "$E2E_OUT/kiosk.log" || fail "no
 t4=$EPOCHREALTIME; _sleep 6; t5=$EPOCHREALTIME
 onair_log --since "$t4" --until "$t5" --any-addr "$(rc_ktag 1)" | tee "$E2E_OUT/onair-after.txt"
 grep -q '^beacon 1\.' "$E2E_OUT/onair-after.txt" && fail "our beacons still on air after stop"
-rc_krate 1 --since "$t4" --until "$t5"
+rc_krate 1 "$E2E_OUT/onair-after.txt"
 echo "RATE kernel instance 1 after stop: $ONAIR_RATE reports/s"
 at_least "$ONAIR_RATE" 1 "the kernel's instance after our stop"
 _sleep 0.3

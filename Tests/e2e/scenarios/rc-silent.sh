@@ -28,7 +28,7 @@ for round in 1; do   # one round: CI time (two rounds passed alike)
   _sleep 1
   t0=$EPOCHREALTIME; _sleep 5; t1=$EPOCHREALTIME
   onair_log --since "$t0" --until "$t1" --addr "$addr" --dwell 200 | tee "$E2E_OUT/onair-$round.txt"
-  for m in 1 2 3; do onair_rate "1.$m" --since "$t0" --until "$t1" --addr "$addr"; at_least "$ONAIR_RATE" 1 "museum beacon 1.$m after silence $round"; done
+  for m in 1 2 3; do onair_rate "1.$m" "$E2E_OUT/onair-$round.txt"; at_least "$ONAIR_RATE" 1 "museum beacon 1.$m after silence $round"; done
 done
 grep -E 'timed out|timeout|re-arm' "$E2E_OUT/rot.log" | head -n 8
 _log_has "$E2E_OUT/rot.log" "rotation step failed" || fail "no swap failed during the silence: did the silence meet a command?"

@@ -28,6 +28,17 @@ relative to T (the first report heard again). --json prints one object with the 
 program's advertisement, a kernel instance) counts as the beacon NAME (`beacon NAME addr=...`).
 --any-addr: one group per beacon whatever the address (`addr=*`): the kernel advertises its
 non-connectable instances from a new random address each time it schedules one.
+--phases NOTES: the phases of a `start --cycle` run, from its sd_notify messages as
+notify-listen.py --clock stamped them on arrival (beacon-tx sends each STATUS once the change is
+done on the controller): a STATUS that is not "cycle: off" starts an on phase, "cycle: off for"
+an off phase, STOPPING=1 ends the last. One line per phase, instead of the lines above:
+
+    phase off1 len_s=4.352 from=1796670853.790 to=1796670857.542 reports=0
+
+len_s = from its STATUS to the next; reports = iBeacon reports (after the filters) inside the
+phase: an on phase's whole length, an off phase's from PHASE_LEAD_S (0.5 s) after its STATUS to
+PHASE_TAIL_S (0.6 s) before the next (a receiver may still hear the last advertising event, and the
+next on phase is on air a little before its STATUS is sent).
 """
 import argparse
 import json
@@ -36,6 +47,7 @@ import statistics
 import sys
 
 RUN_GAP_S = 0.3
+PHASE_LEAD_S, PHASE_TAIL_S = 0.5, 0.6
 LINE = re.compile(r"^report \S+ (\S+) type=\S+ addr=(\S+) .*?t=([0-9.]+) data=([0-9a-f]*)$")
 
 
@@ -45,6 +57,28 @@ def ibeacon(data):
         return None
     d = data[i + 8:]
     return "%d.%d" % (int(d[32:36], 16), int(d[36:40], 16))
+
+
+def phases(path):
+    """[(name, start, end)] from a notify-listen.py --clock log (see --phases)."""
+    marks, n = [], {"on": 0, "off": 0}
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = re.match(r"^t=([0-9.]+) (.*)$", line.strip())
+            if not m:
+                continue
+            t, msg = float(m.group(1)), m.group(2)
+            if "STOPPING=1" in msg:
+                marks.append((None, t))
+                break
+            if "STATUS=" not in msg:
+                continue
+            kind = "off" if "cycle: off for" in msg else "on"
+            if marks and marks[-1][0] and marks[-1][0].startswith(kind):
+                continue   # another STATUS of the same phase
+            n[kind] += 1
+            marks.append(("%s%d" % (kind, n[kind]), t))
+    return [(name, a, b) for (name, a), (_, b) in zip(marks, marks[1:]) if name]
 
 
 def main():
@@ -59,6 +93,7 @@ def main():
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--tag", action="append", default=[])
     ap.add_argument("--any-addr", action="store_true")
+    ap.add_argument("--phases")
     a = ap.parse_args()
     tags = [t.split("=", 1) for t in a.tag]
     heard = []   # (t, beacon, addr)
@@ -76,6 +111,13 @@ def main():
                 continue
             heard.append((t, ib, "*" if a.any_addr else addr))
     heard.sort()
+    if a.phases:
+        ps = phases(a.phases)
+        for name, start, end in ps:
+            lo, hi = (start + PHASE_LEAD_S, end - PHASE_TAIL_S) if name.startswith("off") else (start, end)
+            n = sum(1 for t, _, _ in heard if lo <= t <= hi)
+            print("phase %s len_s=%.3f from=%.3f to=%.3f reports=%d" % (name, end - start, lo, hi, n))
+        return 0 if ps else 1
     out = {"beacons": [], "window_s": 0.0}
     if not heard:
         print("no iBeacon reports" if not a.json else json.dumps(out))
