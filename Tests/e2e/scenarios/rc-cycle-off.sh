@@ -15,7 +15,7 @@
 rc_bluez
 onair_rx
 rc_kernel_adv 1
-cycle_notify
+notify_start --clock
 NOTIFY_SOCKET=$sock run_bg cyc "$BEACON_TX" start --device hci0 --beacon "$RC_UUID:1:1" --share never --cycle 4:4:2
 wait_bg cyc 60
 [ "$BG_RC" = 0 ] || fail "exit $BG_RC after the last cycle, want 0: $(tail -n 3 "$E2E_OUT/cyc.log")"

@@ -16,7 +16,7 @@
 rc_bluez
 onair_rx
 rc_kernel_adv 1
-cycle_notify
+notify_start --clock
 prom=$E2E_OUT/beacon-tx.prom
 t_start=$EPOCHREALTIME
 NOTIFY_SOCKET=$sock WATCHDOG_USEC=2000000 run_bg cyc "$BEACON_TX" start --device hci0 --beacon "$RC_UUID:1:1" --share auto \

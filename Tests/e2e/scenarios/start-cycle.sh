@@ -8,7 +8,7 @@
 . "$(dirname "$0")/onair.inc"
 . "$(dirname "$0")/cycle-windows.inc"
 scan_start hci1 --mode extended --reenable 0.5 --clock
-cycle_notify
+notify_start --clock
 NOTIFY_SOCKET=$sock run_bg cyc "$BEACON_TX" start --device hci0 --beacon "$K_UUID:1:2" --cycle 2:2:2
 wait_bg cyc 30
 cat "$E2E_OUT/cyc.log"
