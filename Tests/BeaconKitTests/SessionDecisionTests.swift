@@ -72,7 +72,7 @@ import Testing
             _ = m.step(.placementChanged(.commandSeen(.leSetAdvertisingData, disruption: .wrote(.leSetAdvertisingData, set: nil), advertising: true)), now: t)
             _ = m.step(.placementChanged(.commandCompleted(.leSetAdvertisingData)), now: t)
             let effects = m.step(.timer, now: t + m.policy.settleMilliseconds)
-            if case .rearm(let cause, let started, _) = effects.first { _ = m.step(.rearmed(cause, started: started, rotationIndex: 0), now: t + 300) }
+            if case .rearm(let cause, let started, _, _, _) = effects.first { _ = m.step(.rearmed(cause, started: started, rotationIndex: 0), now: t + 300) }
         }
         #expect(m.isYielding)
         #expect(m.step(.reloadRequested(inPlace: true), now: 3000) == [.reload(.restart)])

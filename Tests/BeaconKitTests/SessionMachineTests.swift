@@ -154,7 +154,7 @@ import Testing
             _ = m.step(.placementChanged(.commandSeen(.reset, disruption: .reset, advertising: false)), now: t)
             _ = m.step(.placementChanged(.commandCompleted(.reset)), now: t)
             let effects = m.step(.timer, now: t + m.policy.settleMilliseconds)
-            guard case let .rearm(_, _, resume)? = effects.first else { Issue.record("no re-arm: \(effects)"); return }
+            guard case let .rearm(_, _, resume, _, _)? = effects.first else { Issue.record("no re-arm: \(effects)"); return }
             resumed.append(resume)
             // What the shell's re-arm does: the plan again (rotation from beacon 1), then the resume step.
             _ = m.step(.planAdopted(rotationLength: 3, dwellMilliseconds: 1000), now: t + 300)

@@ -52,8 +52,9 @@ public final class MGMTActuator: SessionActuator {
         self.runner = runner
     }
 
-    /// Read Advertising Features, choose our instances, add every beacon.
-    public func start(_ session: SharedAdvertisingSession) throws(SessionError) -> [SessionMachine.Input] {
+    /// Read Advertising Features and choose our instances; the machine chooses the commands: Add
+    /// Advertising (`legacy`) when pinned or when the kernel offers no interval parameters.
+    public func prepareStart(_ session: SharedAdvertisingSession) throws(SessionError) -> PlanRules {
         do throws(ShareError) {
             let features: MGMTAdvertisingFeatures
             do { features = try runner.readAdvertisingFeatures(index: plan.index) } catch { throw .mgmt(error) }
@@ -61,31 +62,44 @@ public final class MGMTActuator: SessionActuator {
             guard let free = features.freeInstances(plan.beacons.count) else {
                 throw .noFreeInstances(device: device, beacons: plan.beacons.count, maxInstances: features.maxInstances, inUse: features.instances)
             }
-            let method: SharePlan.Method = pinnedMethod ?? (features.supportedFlags.contains(.intervalParameters) ? .extended : .addAdvertising)
             // A TLM's first frame carries the temperature too (its counts are zero).
             var kiosk = KioskConfiguration(beacons: plan.beacons)
             _ = kiosk.refreshTelemetry(onAirMilliseconds: 0, uptimeMilliseconds: 0, sideBySide: false, temperature: readTemperature)
-            plan = SharePlan(index: plan.index, beacons: kiosk.beacons, instances: free, durationSeconds: plan.durationSeconds, method: method)
-            for i in plan.beacons.indices { try add(i, session) }
-            return [.started]
+            plan = SharePlan(index: plan.index, beacons: kiosk.beacons, instances: free, durationSeconds: plan.durationSeconds, method: plan.method)
+            return PlanRules(device: device, forced: pinnedMethod.map { $0 == .addAdvertising ? .legacy : .extended },
+                             families: features.supportedFlags.contains(.intervalParameters) ? [.extended, .legacy] : [.legacy],
+                             beacons: plan.beacons.count)
         } catch { throw .shared(error) }
     }
 
-    /// Adds beacon `i`, switching to Add Advertising once when the kernel refuses the extended pair.
-    func add(_ i: Int, _ session: SharedAdvertisingSession) throws(ShareError) {
+    /// Adds every beacon with the commands of `choice` (saying first why: `refusal`, the extended
+    /// pair's); the kernel refusing Add Extended Advertising Data with Invalid Parameters or Add
+    /// Extended Advertising Parameters with Unknown Command is a family refusal.
+    private func put(_ choice: PlanChoice, after refusal: PlanRefusal?, _ session: SharedAdvertisingSession) -> PlanRefusal? {
+        if case let .familyDisallowed(.shared(.mgmt(.commandFailed(opcode, _, status))))? = refusal {
+            session.log(.addAdvertisingFallback(opcode, status))
+        }
+        plan = plan.with(method: choice.family == .extended ? .extended : .addAdvertising)
+        do throws(ShareError) {
+            try removeOrphans()
+            for i in plan.beacons.indices { try add(i) }
+            return nil
+        } catch {
+            if plan.method == .extended, case let .mgmt(.commandFailed(opcode, _, status)) = error,
+               (opcode == .addExtendedAdvertisingData && status == .invalidParameters)
+                || (opcode == .addExtendedAdvertisingParameters && status == .unknownCommand) {
+                return .familyDisallowed(.shared(error))
+            }
+            return .failed(.shared(error))
+        }
+    }
+
+    /// Adds (or replaces) beacon `i` on its instance.
+    func add(_ i: Int) throws(ShareError) {
         for command in plan.add(i) {
             let status: MGMTStatus
             do { (status, _) = try runner.send(command) } catch { throw .mgmt(error) }
-            if status == .success { continue }
-            let refusedExtended = (command.opcode == .addExtendedAdvertisingData && status == .invalidParameters)
-                || (command.opcode == .addExtendedAdvertisingParameters && status == .unknownCommand)
-            guard plan.method == .extended, refusedExtended else {
-                throw .mgmt(.commandFailed(opcode: command.opcode, index: command.index, status: status))
-            }
-            // Said once: the plan keeps Add Advertising from now on (re-adds, reloads).
-            session.log(.addAdvertisingFallback(command.opcode, status))
-            plan = plan.with(method: .addAdvertising)
-            return try add(i, session)
+            guard status == .success else { throw .mgmt(.commandFailed(opcode: command.opcode, index: command.index, status: status)) }
         }
     }
 
@@ -112,14 +126,10 @@ public final class MGMTActuator: SessionActuator {
 
     public func perform(_ effect: SessionMachine.Effect, _ session: SharedAdvertisingSession) -> [SessionMachine.Input] {
         switch effect {
-        case let .rearm(cause, started, _):
-            do throws(ShareError) {
-                try removeOrphans()
-                for i in plan.beacons.indices { try add(i, session) }
-                return [.rearmed(cause, started: started, rotationIndex: 0)]
-            } catch {
-                return [.failed(cause, .shared(error), deviceDown: false)]
-            }
+        case let .place(choice, refusal):
+            return put(choice, after: refusal, session).map { [.planRefused(choice, $0)] } ?? [.placed]
+        case let .rearm(cause, started, _, choice, refusal):
+            return put(choice, after: refusal, session).map { [.planRefused(choice, $0)] } ?? [.rearmed(cause, started: started, rotationIndex: 0)]
         case .disableForCycle:
             do { try removeOurs() } catch {
                 session.log(.offPhaseFailed(.shared(error), retryMilliseconds: session.policy.retryMilliseconds))
@@ -156,12 +166,15 @@ public final class MGMTActuator: SessionActuator {
             let old = plan
             plan = plan.with(beacons: kiosk.beacons)
             do throws(ShareError) {
-                for i in plan.beacons.indices where plan.beacons[i].frame.kind == .eddystoneTLM { try add(i, session) }
+                for i in plan.beacons.indices where plan.beacons[i].frame.kind == .eddystoneTLM { try add(i) }
                 return []
             } catch {
                 plan = old
                 return [.failed(.telemetryRefreshFailed, .shared(error), deviceDown: false)]
             }
+        case .withdraw:
+            try? removeOurs()   // the beacons added before the refusal
+            return []
         case .handBackInstance, .rotate, .reenable:
             return []  // the kernel writes its own instances and rotates ours; no connection is ours to follow
         case let .note(.rearmed(cause, ms)):
@@ -251,7 +264,7 @@ public final class MGMTActuator: SessionActuator {
         do throws(ShareError) {
             if case .offAir = method {} else {
                 for i in new.beacons.indices where method == .restart || i >= old.beacons.count || old.beacons[i] != new.beacons[i] || durationChanged {
-                    try add(i, session)
+                    try add(i)
                 }
             }
             if removesOld { try removeOrphans() }

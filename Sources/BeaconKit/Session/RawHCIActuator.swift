@@ -100,21 +100,29 @@ public final class RawHCIActuator: SessionActuator {
 
     public func perform(_ effect: SessionMachine.Effect, _ session: AdvertisingSession) -> [SessionMachine.Input] {
         switch effect {
-        case let .rearm(cause, started, resume):
-            let family = plan?.family ?? configuration.family ?? caps.preferredAdvertisingFamily ?? .legacy
+        case let .place(choice, refusal):
+            // The start's configuration, or a restarting reload's new one (kept once on air).
+            let previous = configuration
+            if let pending = pendingReload { configuration = pending.configuration }
+            let outcome = put(choice, after: refusal, session)
+            if case .placed = outcome { pendingReload = nil } else { configuration = previous }
+            return outcome.map { $0 + [.placed] }
+        case let .rearm(cause, started, resume, choice, refusal):
+            pendingReload = nil   // a re-arm puts the configuration kept back on air
             let resumable = plan?.rotationSteps.count ?? 0
-            do throws(SessionError) {
-                var inputs = try putOnAir(family: family, session)
-                var index = 0
-                if resume > 0, let plan, plan.rotationSteps.count == resumable, resume < resumable {
-                    do { try runner.run(plan.rotationSteps[resume]) } catch { throw .command(error) }
-                    index = resume
+            let outcome = put(choice, after: refusal, session)
+            guard case let .placed(inputs) = outcome else { return outcome.map { $0 } }
+            var index = 0
+            if resume > 0, let plan, plan.rotationSteps.count == resumable, resume < resumable {
+                do { try runner.run(plan.rotationSteps[resume]) } catch {
+                    return [.failed(cause, .command(error), deviceDown: SessionError.command(error).isDeviceDown)]
                 }
-                inputs.append(.rearmed(cause, started: started, rotationIndex: index))
-                return inputs
-            } catch {
-                return [.failed(cause, error, deviceDown: error.isDeviceDown)]
+                index = resume
             }
+            return inputs + [.rearmed(cause, started: started, rotationIndex: index)]
+        case let .withdraw(choice):
+            if let refused = try? makePlan(choice.family, rotate: choice.rotate) { for step in refused.stop { _ = try? runner.send(step.command) } }
+            return []
         case let .rotate(to):
             guard let plan, plan.rotationSteps.indices.contains(to) else { return [] }
             do {
@@ -162,7 +170,7 @@ public final class RawHCIActuator: SessionActuator {
             guard let pending = pendingReload else { return [] }
             pendingReload = nil
             do throws(SessionError) {
-                return try reload(method, pending.configuration, pending.plan, inPlaceSteps: pending.inPlaceSteps, session) + [.reloaded]
+                return try reload(method, pending.configuration, pending.plan, inPlaceSteps: pending.inPlaceSteps)
             } catch {
                 return [.reloadFailed(error)]
             }
@@ -186,60 +194,57 @@ public final class RawHCIActuator: SessionActuator {
 
     // MARK: start
 
-    /// Puts every beacon on air: chooses the family (auto = extended when supported), gives each beacon
-    /// its own set, falls back to rotation when the controller has too few free sets (Memory Capacity
-    /// Exceeded), and switches family once on Command Disallowed. Leaves nothing half-done on failure.
-    public func start(_ session: AdvertisingSession) throws(SessionError) -> [SessionMachine.Input] {
-        // A TLM's first frame carries the temperature too (its counts are zero).
+    /// A TLM's first frame carries the temperature too (its counts are zero); the machine chooses
+    /// from the configuration's forced family, the families the controller offers and its sets.
+    public func prepareStart(_ session: AdvertisingSession) throws(SessionError) -> PlanRules {
         _ = configuration.refreshTelemetry(onAirMilliseconds: 0, uptimeMilliseconds: 0, sideBySide: true, temperature: readTemperature)
-        let family: AdvertisingFamily
-        do { family = try Advertiser.chooseFamily(configuration.family, caps, device: device) } catch { throw .start(error) }
-        return try putOnAir(family: family, session) + [.started]
+        return rules(for: configuration)
     }
 
-    private func putOnAir(family: AdvertisingFamily, _ session: AdvertisingSession) throws(SessionError) -> [SessionMachine.Input] {
-        let fewSets = caps.numberOfSupportedAdvertisingSets.map { Int($0) < configuration.beacons.count } ?? false
-        var rotate = fewSets
-        while true {
-            let first = try makePlan(family, rotate: rotate)
-            // The controller's version rules, before anything is sent.
-            if let floor = floorViolation(first) { throw .start(floor) }
-            // Only `auto` switches family; a forced family that meets Command Disallowed is an error.
-            var fallback: KioskPlan? = configuration.family == nil && caps.supports(family.other)
-                ? try makePlan(family.other, rotate: rotate) : nil
-            var fallbackFloor: StartError?
-            if let f = fallback, let floor = floorViolation(f) {
-                fallbackFloor = floor
-                fallback = nil
+    func rules(for configuration: KioskConfiguration) -> PlanRules {
+        PlanRules(device: device, forced: configuration.family, families: [.extended, .legacy].filter(caps.supports),
+                  beacons: configuration.beacons.count, sets: caps.numberOfSupportedAdvertisingSets.map(Int.init))
+    }
+
+    /// Puts `choice` on air for `configuration`, saying first why (`refusal`: the previous choice's);
+    /// a refusal undoes what was sent (not after Command Disallowed: the controller took nothing)
+    /// and comes back as `.planRefused`. On air: the plan is adopted.
+    private func put(_ choice: PlanChoice, after refusal: PlanRefusal?, _ session: AdvertisingSession) -> PutOutcome {
+        switch refusal {
+        case let .familyDisallowed(e)?: if let e = e.hciError { session.log(.switchedFamily(e, to: choice.family)) }
+        case let .familyNotImplemented(e)?:
+            // Remembered for the controller's capabilities too (what reloads and `status` read).
+            caps.drop(choice.family.other)
+            if let e = e.hciError { session.log(.familyNotImplemented(e, using: choice.family)) }
+        case .capacity?: session.log(.rotatingForCapacity(beacons: configuration.beacons.count, rotationMilliseconds: configuration.rotationMilliseconds))
+        case .failed?, nil: break
+        }
+        let plan: KioskPlan
+        do { plan = try makePlan(choice.family, rotate: choice.rotate) } catch { return .refused(choice, .failed(error)) }
+        // The controller's version rules, before anything is sent.
+        if let floor = floorViolation(plan) { return .refused(choice, .failed(.start(floor))) }
+        do { try Advertiser.runAll(plan.start, runner) } catch {
+            guard case let .commandFailed(_, status) = error else { return .refused(choice, .failed(.start(.command(error)))) }
+            if status != .commandDisallowed { Advertiser.undo(plan, after: error, runner) }
+            switch status {
+            case .commandDisallowed: return .refused(choice, .familyDisallowed(.start(.command(error))))
+            case .unknownHCICommand: return .refused(choice, .familyNotImplemented(.start(.command(error))))
+            case .memoryCapacityExceeded:
+                return .refused(choice, .capacity(.capacityExceeded(device: device, beacons: configuration.beacons.count, error)))
+            default: return .refused(choice, .failed(.start(.command(error))))
             }
-            do {
-                let used = try Advertiser.startSwitchingOnce(runner, first, fallback: fallback) { error in
-                    if case .commandFailed(_, .unknownHCICommand) = error {
-                        // Remembered: re-arms and reloads choose the other family at once.
-                        self.caps.drop(family)
-                        session.log(.familyNotImplemented(error, using: family.other))
-                    } else {
-                        session.log(.switchedFamily(error, to: family.other))
-                    }
-                }
-                return adopt(used)
-            } catch {
-                if case let .refused(e) = error, case .commandFailed(_, .commandDisallowed) = e {
-                    if let fallbackFloor { throw .start(fallbackFloor) }
-                    if let forced = configuration.family { throw .start(.forcedFamilyDisallowed(forced, device: device, e)) }
-                }
-                if case .refused(.commandFailed(_, .memoryCapacityExceeded)) = error, !rotate, configuration.beacons.count > 1 {
-                    session.log(.rotatingForCapacity(beacons: configuration.beacons.count, rotationMilliseconds: configuration.rotationMilliseconds))
-                    rotate = true
-                    continue
-                }
-                switch error {
-                case let .refused(e):
-                    if case .commandFailed(_, .memoryCapacityExceeded) = e { throw .capacityExceeded(device: device, beacons: configuration.beacons.count, e) }
-                    throw .start(.command(e))
-                case let .bothDisallowed(first, second):
-                    throw .start(.bothFamiliesDisallowed(device: device, first: first, second: second))
-                }
+        }
+        return .placed(adopt(plan))
+    }
+
+    private enum PutOutcome {
+        case placed([SessionMachine.Input])
+        case refused(PlanChoice, PlanRefusal)
+
+        func map(_ onAir: ([SessionMachine.Input]) -> [SessionMachine.Input]) -> [SessionMachine.Input] {
+            switch self {
+            case let .placed(inputs): return onAir(inputs)
+            case let .refused(choice, refusal): return [.planRefused(choice, refusal)]
             }
         }
     }
@@ -437,7 +442,7 @@ public final class RawHCIActuator: SessionActuator {
     /// The reload worked out before the machine is asked: the candidate plan and the update in place
     /// (nil: not possible); nil when nothing was ever on air (the caller starts afresh).
     func prepareReload(_ new: KioskConfiguration, _ session: AdvertisingSession) throws(SessionError)
-        -> (old: [BeaconAdvertisement], new: [BeaconAdvertisement], inPlace: Bool)? {
+        -> (old: [BeaconAdvertisement], new: [BeaconAdvertisement], inPlace: Bool, rules: PlanRules)? {
         var new = new
         new.ownRandomAddress = ownRandomAddress
         new.keepTelemetry(of: configuration.beacons)
@@ -453,35 +458,27 @@ public final class RawHCIActuator: SessionActuator {
         // The update in place, worked out once: the machine decides whether it is used.
         let steps = new.family == configuration.family ? old.update(to: candidate) : nil
         pendingReload = (new, candidate, steps)
-        return (old.configuration.beacons, new.beacons, steps != nil)
+        return (old.configuration.beacons, new.beacons, steps != nil, rules(for: new))
     }
 
     private func reload(_ method: SessionMachine.ReloadMethod, _ new: KioskConfiguration, _ candidate: KioskPlan,
-                        inPlaceSteps: [PlannedCommand]?, _ session: AdvertisingSession) throws(SessionError) -> [SessionMachine.Input] {
-        guard let old = plan else { return [] }
+                        inPlaceSteps: [PlannedCommand]?) throws(SessionError) -> [SessionMachine.Input] {
+        guard let old = plan else { return [.reloaded] }
         switch method {
         case .inPlace:
-            guard let steps = inPlaceSteps else { return [] }
+            guard let steps = inPlaceSteps else { return [.reloaded] }
             do { for step in steps { try runner.run(step) } } catch { throw .command(error) }
             configuration = new
-            return adopt(candidate)
+            return adopt(candidate) + [.reloaded]
         case .restart:
             do { for step in old.stop { try runner.run(step) } } catch { throw .command(error) }
-            let previous = configuration
-            configuration = new
-            do throws(SessionError) {
-                let family: AdvertisingFamily
-                do { family = try Advertiser.chooseFamily(new.family, caps, device: device) } catch { throw .start(error) }
-                return try putOnAir(family: family, session)
-            } catch {
-                configuration = previous
-                throw error
-            }
+            pendingReload = (new, candidate, inPlaceSteps)   // placed next (`Effect.place`)
+            return [.oldPlanStopped]
         case let .offAir(removeOld):
             if removeOld { do { for step in old.stop { try runner.run(step) } } catch { throw .command(error) } }
             configuration = new
             plan = candidate
-            return []
+            return [.reloaded]
         }
     }
 }
@@ -516,7 +513,7 @@ extension Session where Mode == RawHCIActuator {
             try start()
             return ReloadSummary(added: new.beacons.count, restarted: true)
         }
-        let method = try reload(inPlace: prepared.inPlace)
+        let method = try reload(inPlace: prepared.inPlace, rules: prepared.rules)
         return ReloadSummary(old: prepared.old.map(\.onAirShape), new: prepared.new.map(\.onAirShape), restarted: method == .restart)
     }
 }

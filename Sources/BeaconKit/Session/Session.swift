@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-/// A mode's hands on its controller or kernel: it puts the beacons on air at the start, carries out
-/// the machine's effects and returns what came of each as the machine's next inputs. It decides
-/// nothing that the machine decides. Raw HCI: `RawHCIActuator` (KioskPlan on the raw socket); the
+/// A mode's hands on its controller or kernel: it carries out the machine's effects and returns what
+/// came of each as the machine's next inputs. It decides nothing that the machine decides. Raw HCI: `RawHCIActuator` (KioskPlan on the raw socket); the
 /// sharing mode: `MGMTActuator` (SharePlan through MGMT).
 public protocol SessionActuator: AnyObject {
-    /// The first placement: the inputs that report it, the last one `.started`.
-    func start(_ session: Session<Self>) throws(SessionError) -> [SessionMachine.Input]
+    /// Gets ready to start (what the start must read first) and says what plans can be chosen from.
+    func prepareStart(_ session: Session<Self>) throws(SessionError) -> PlanRules
     /// Carries out one effect; its outcome as inputs (none when the machine needs no answer).
     func perform(_ effect: SessionMachine.Effect, _ session: Session<Self>) -> [SessionMachine.Input]
     /// What the mode's runner kept while it waited for its own answers (other programs' commands,
@@ -79,10 +78,11 @@ public final class Session<Mode: SessionActuator> {
         pending = []
     }
 
-    /// Puts every beacon on air (the mode's first placement); throws, with nothing left on air, when
-    /// it cannot.
+    /// Puts every beacon on air (the machine chooses the plans); throws, with nothing left on air,
+    /// when it cannot.
     public func start() throws(SessionError) {
-        for input in try mode.start(self) { send(input) }
+        send(.startRequested(try mode.prepareStart(self)))
+        if let failure = machine.startFailure { throw failure }
     }
 
     /// The machine's deadline passed: rotate, re-arm, switch the cycle's phase, or finish.
@@ -91,8 +91,8 @@ public final class Session<Mode: SessionActuator> {
     /// Carries out a reload the mode prepared (`inPlace`: the update in place is possible); the
     /// machine decides how (in place, restart, or off air until the next re-arm). Returns the method
     /// used, or throws why it failed (the previous beacons are put back).
-    public func reload(inPlace: Bool) throws(SessionError) -> SessionMachine.ReloadMethod? {
-        send(.reloadRequested(inPlace: inPlace))
+    public func reload(inPlace: Bool, rules: PlanRules? = nil) throws(SessionError) -> SessionMachine.ReloadMethod? {
+        send(.reloadRequested(inPlace: inPlace, rules: rules))
         if let failure = machine.reloadFailure { throw failure }
         return machine.lastReloadMethod
     }

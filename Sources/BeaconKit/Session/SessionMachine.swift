@@ -129,6 +129,19 @@ public struct SessionMachine: Sendable {
         public var unplugWaitMilliseconds: Int64?
         public init() {}
     }
+    /// What plans are chosen from (`startRequested`, a reload's new configuration); a bare machine
+    /// assumes one legacy beacon.
+    public private(set) var rules = PlanRules()
+    /// The family of the plan last put on air; nil before the first.
+    public private(set) var placedFamily: AdvertisingFamily?
+    /// The plan being tried, what for, and the first family refusal of this try (a family switches once).
+    private var attempt: (purpose: Attempt, rules: PlanRules, choice: PlanChoice, switchedAfter: SessionError?)?
+    /// A reload's rules, until its outcome.
+    private var reloadRules: PlanRules?
+    private enum Attempt {
+        case start, reload
+        case rearm(RearmCause, started: Int64, resume: Int)
+    }
     /// The rotation's dwell (ms) and length (0 or 1 = no rotation), set by `planAdopted`.
     public private(set) var dwellMilliseconds: Int64 = 0
     public private(set) var rotationLength = 0
@@ -179,6 +192,8 @@ public struct SessionMachine: Sendable {
     /// How the last reload was carried out, and why it failed (its outcome, `.reloadFailed`).
     public private(set) var lastReloadMethod: ReloadMethod?
     public private(set) var reloadFailure: SessionError?
+    /// Why the start failed (no plan went on air; nothing is left half-done).
+    public private(set) var startFailure: SessionError?
     /// Why the stop failed (its outcome, `.stopFailed`); nil: everything of ours is off air.
     public private(set) var stopFailure: SessionError?
     /// Someone else writes our single legacy advertising instance too (the kernel's MGMT instances):
@@ -212,6 +227,12 @@ public struct SessionMachine: Sendable {
     /// What a mode's observer saw, what the operator asked for, or the outcome of an effect the
     /// session carried out. Mode-neutral: raw HCI and the sharing mode feed the same inputs.
     public enum Input: Equatable, Sendable {
+        /// `Session.start`: put the beacons on air, choosing plans by `rules`.
+        case startRequested(PlanRules)
+        /// Outcome of `Effect.place`: the plan is on air.
+        case placed
+        /// Outcome of `Effect.place` or `.rearm`: the plan was refused, and what it sent undone.
+        case planRefused(PlanChoice, PlanRefusal)
         /// The start plan is on air.
         case started
         /// A plan was put on air: the rotation starts at beacon 1.
@@ -240,7 +261,10 @@ public struct SessionMachine: Sendable {
         case rotated(to: Int)
         /// A reload (SIGHUP) with a new plan; `inPlace`: the old plan can be updated to it command by
         /// command (the same family and layout; the sharing mode always can).
-        case reloadRequested(inPlace: Bool)
+        /// `rules`: the new configuration's (nil: unchanged).
+        case reloadRequested(inPlace: Bool, rules: PlanRules? = nil)
+        /// Outcome of `Effect.reload(.restart)`: the old plan is off air; the new one is placed next.
+        case oldPlanStopped
         /// Outcome of `Effect.reload`: the new plan is adopted (on air, or for the next re-arm).
         case reloaded
         /// Outcome of `Effect.reload`: it failed and the previous plan is kept; on air, the previous
@@ -300,9 +324,15 @@ public struct SessionMachine: Sendable {
 
     /// What the session must do on the controller (or tell the operator).
     public enum Effect: Equatable, Sendable {
-        /// Run the whole start plan again (the family may switch, capacity may force rotation), then
-        /// resume the rotation at `resume`; report `.rearmed` or `.failed`.
-        case rearm(RearmCause, started: Int64, resume: Int)
+        /// Put the start's (or a restarting reload's) plan `choice` on air; report `.placed` or
+        /// `.planRefused`. `after`: the refusal of the previous choice (the note that says why).
+        case place(PlanChoice, after: PlanRefusal?)
+        /// A refused plan that stands after Command Disallowed (which is not undone while a switch may
+        /// follow): its stop plan, best effort, so that nothing is left half-done.
+        case withdraw(PlanChoice)
+        /// Run the whole start plan `choice` again, then resume the rotation at `resume`; report
+        /// `.rearmed`, `.planRefused` or `.failed`.
+        case rearm(RearmCause, started: Int64, resume: Int, choice: PlanChoice = PlanChoice(family: .legacy), after: PlanRefusal? = nil)
         /// Swap to rotation beacon `to`; report `.rotated` or `.failed(.rotationStepFailed, ...)`.
         case rotate(to: Int)
         /// Write the Eddystone-TLM beacons' fresh counts: `onAirMilliseconds` on air of
@@ -398,11 +428,29 @@ public struct SessionMachine: Sendable {
             stopFailure = error
             return []
         case (.stopped, _): return []
-        case (.idle, .started), (.idle, .planAdopted), (.idle, .otherOwnerOfInstance), (.idle, .stopRequested): break
+        case (.idle, .startRequested), (.idle, .placed), (.idle, .planRefused), (.idle, .started), (.idle, .planAdopted),
+             (.idle, .otherOwnerOfInstance), (.idle, .stopRequested): break
         case (.idle, _): return []
         default: break
         }
         switch input {
+        case let .startRequested(rules):
+            startFailure = nil
+            return place(.start, rules, now: now)
+        case .placed:
+            guard let done = attempt else { return [] }
+            attempt = nil
+            rules = done.rules
+            placedFamily = done.choice.family
+            switch done.purpose {
+            case .start: return transition(.started, now: now)
+            case .reload: return transition(.reloaded, now: now)
+            case .rearm: return []   // a re-arm reports `.rearmed`
+            }
+        case let .planRefused(choice, refusal):
+            return refused(choice, refusal, now: now)
+        case .oldPlanStopped:
+            return place(.reload, reloadRules ?? rules, now: now)
         case .started:
             phase = .onAir
             startedAt = now
@@ -482,6 +530,10 @@ public struct SessionMachine: Sendable {
         case .timer:
             return timerExpired(now: now)
         case let .rearmed(cause, started, index):
+            if let done = attempt {
+                attempt = nil
+                placedFamily = done.choice.family
+            }
             // The start plan enabled every beacon again, also those a central is still connected to.
             if cause != .connectionEnded { connectedBeacons = [] }
             triggeredAt = nil
@@ -492,6 +544,7 @@ public struct SessionMachine: Sendable {
             phase = .onAir
             return [.note(.rearmed(cause, milliseconds: now - started))]
         case let .failed(cause, error, deviceDown):
+            attempt = nil
             if deviceDown {
                 phase = .deviceDown
                 return []
@@ -508,7 +561,8 @@ public struct SessionMachine: Sendable {
             nextRotationAt = scheduled > now ? scheduled : now + dwellMilliseconds
             resumedWithoutSwap = false
             return []
-        case let .reloadRequested(inPlace):
+        case let .reloadRequested(inPlace, rules):
+            reloadRules = rules
             let method = reloadMethod(inPlace: inPlace)
             reloading = method
             lastReloadMethod = method
@@ -519,6 +573,8 @@ public struct SessionMachine: Sendable {
             // to a beacon the update left alone (a restart enabled every one).
             let restarted = reloading == .restart
             reloading = nil
+            if let new = reloadRules { rules = new }
+            reloadRules = nil
             guard !clock.isOff, !isDown else { return [] }
             if restarted {
                 // Everything was started again: no re-arm or re-enable is left to do.
@@ -532,10 +588,12 @@ public struct SessionMachine: Sendable {
             return []
         case let .reloadRefused(error):
             reloading = nil
+            reloadRules = nil
             reloadFailure = error
             return []
         case let .reloadFailed(error):
             reloading = nil
+            reloadRules = nil
             reloadFailure = error
             // Off air, the previous plan goes on air with the next re-arm or on phase anyway.
             guard !clock.isOff, !isDown else { return [] }
@@ -722,8 +780,81 @@ public struct SessionMachine: Sendable {
         if isYielding { recentTakeovers = [] }
         pendingRearm = nil
         pendingDisruption = nil
-        let started = triggeredAt ?? now
-        return [.rearm(cause, started: started, resume: resumePosition(cause))]
+        let started = triggeredAt ?? now, resume = resumePosition(cause)
+        // The family on air before (a forced one), side by side again when the sets allow.
+        let choice = PlanChoice(family: rules.forced ?? placedFamily ?? rules.families.first ?? .legacy, rotate: rules.rotates)
+        attempt = (.rearm(cause, started: started, resume: resume), rules, choice, nil)
+        return [.rearm(cause, started: started, resume: resume, choice: choice)]
+    }
+
+    /// The first plan of a start or a restarting reload: the forced family (if the controller offers
+    /// it) or the preferred one, side by side unless the controller has too few sets.
+    private mutating func place(_ purpose: Attempt, _ rules: PlanRules, now: Int64) -> [Effect] {
+        let family = rules.forced ?? rules.families.first
+        guard let family, rules.families.contains(family) else {
+            let error = SessionError.start(rules.forced.map { .familyUnsupported($0, device: rules.device) } ?? .noLEAdvertising(device: rules.device))
+            if case .start = purpose { return fail(start: error) }
+            return transition(.reloadFailed(error), now: now)
+        }
+        let choice = PlanChoice(family: family, rotate: rules.rotates)
+        attempt = (purpose, rules, choice, nil)
+        return [.place(choice, after: nil)]
+    }
+
+    private mutating func fail(start error: SessionError) -> [Effect] {
+        startFailure = error
+        return []
+    }
+
+    /// The family and capacity rules: Command Disallowed or Unknown HCI Command switches to the other
+    /// family once, unless the family is forced or the other is not offered (Unknown HCI Command also
+    /// drops the family for the run); Memory Capacity Exceeded rotates the beacons on one set.
+    /// Otherwise the refusal stands: the start fails, a re-arm is retried, a reload puts the old
+    /// beacons back.
+    private mutating func refused(_ choice: PlanChoice, _ refusal: PlanRefusal, now: Int64) -> [Effect] {
+        guard var tried = attempt, tried.choice == choice else { return [] }
+        var next: PlanChoice?
+        var error: SessionError
+        switch refusal {
+        case let .familyDisallowed(e), let .familyNotImplemented(e):
+            error = e
+            let disallowed = refusal == .familyDisallowed(e)
+            if !disallowed {
+                tried.rules.families.removeAll { $0 == choice.family }
+                rules.families.removeAll { $0 == choice.family }
+            }
+            if let forced = tried.rules.forced {
+                if disallowed, let hci = e.hciError { error = .start(.forcedFamilyDisallowed(forced, device: tried.rules.device, hci)) }
+            } else if let first = tried.switchedAfter {
+                if disallowed, let a = first.hciError, let b = e.hciError {
+                    error = .start(.bothFamiliesDisallowed(device: tried.rules.device, first: a, second: b))
+                }
+            } else if tried.rules.families.contains(choice.family.other) {
+                tried.switchedAfter = e
+                next = PlanChoice(family: choice.family.other, rotate: choice.rotate)
+            }
+        case let .capacity(e):
+            error = e
+            if !choice.rotate, tried.rules.beacons > 1 { next = PlanChoice(family: choice.family, rotate: true) }
+        case let .failed(e):
+            error = e
+        }
+        if let next {
+            tried.choice = next
+            attempt = tried
+            if case let .rearm(cause, started, resume) = tried.purpose {
+                return [.rearm(cause, started: started, resume: resume, choice: next, after: refusal)]
+            }
+            return [.place(next, after: refusal)]
+        }
+        attempt = nil
+        var withdraw: [Effect] = []
+        if case .familyDisallowed = refusal { withdraw = [.withdraw(choice)] }
+        switch tried.purpose {
+        case .start: return withdraw + fail(start: error)
+        case .reload: return withdraw + transition(.reloadFailed(error), now: now)
+        case let .rearm(cause, _, _): return withdraw + transition(.failed(cause, error, deviceDown: error.isDeviceDown), now: now)
+        }
     }
 
     /// Where a re-arm resumes the rotation: with the beacon that was on air, not with beacon 1; but
