@@ -30,6 +30,23 @@ import Testing
 
     /// One packet, one input: another program's enable of the single instance is both a new owner
     /// (noted once; handed back at once in an off phase) and, on air, a disruption.
+    /// The rotation's and the TLM's timers belong to the on-air phase: a central connected to a
+    /// legacy connectable beacon (or a failed swap's retry) leaves no deadline in the past, which
+    /// made the loop wait 0 ms again and again (a busy loop for as long as the connection lasted).
+    @Test func theOnAirTimersEndWithThePhaseAndStartAgainWithIt() {
+        var m = onAir()
+        m.policy.telemetryMilliseconds = 1000
+        _ = m.step(.connected(.legacy), now: 500)
+        #expect(m.nextDeadline == nil, "nothing to do until the disconnection")
+        #expect(m.step(.timer, now: 1500) == [] && m.nextDeadline == nil)
+        #expect(m.step(.disconnected, now: 4000) == [.reenable([], started: 4000)])
+        _ = m.step(.rearmed(.connectionEnded, started: 4000, rotationIndex: 0), now: 4100)
+        #expect(m.nextDeadline == 5100, "a whole dwell (and TLM period) from the return on air")
+        #expect(m.step(.timer, now: 5100) == [.rotate(to: 1), .refreshTelemetry(onAirMilliseconds: 1500, uptimeMilliseconds: 5100)])
+        _ = m.step(.failed(.rotationStepFailed, .command(.commandFailed(opcode: .leSetAdvertisingData, status: .commandDisallowed)), deviceDown: false), now: 5110)
+        #expect(m.nextDeadline == 5110 + m.policy.retryMilliseconds, "the retry, not the swap that failed")
+    }
+
     @Test func aForeignEnableOfTheInstanceIsOneInput() {
         var m = onAir()
         let enable = SessionMachine.Input.placementChanged(.commandSeen(.leSetAdvertisingEnable, disruption: .disabledLegacy, advertising: true,

@@ -169,8 +169,10 @@ public struct SessionMachine: Sendable {
     public private(set) var clock = ScheduleClock()
     /// The re-arm the session waits for, if any.
     public private(set) var pendingRearm: PendingRearm?
+    /// The on-air phase's timers: the next rotation swap and the next Eddystone-TLM refresh. Entering
+    /// the phase starts them, leaving it ends them (a state timeout, as gen_statem has): no deadline
+    /// is left behind in a phase that cannot act on it.
     private var nextRotationAt: Int64?
-    /// The next Eddystone-TLM refresh, due only on air: a timer of the on-air phase.
     private var nextTelemetryAt: Int64?
     /// When the session started (`started`), and the time it spent on air before the current stretch
     /// and since when it is on air now: the TLM's time since start and its PDU count come from them.
@@ -369,9 +371,8 @@ public struct SessionMachine: Sendable {
 
     /// When the pump must deliver `.timer`; nil = no timer (an idle kiosk sleeps).
     public var nextDeadline: Int64? {
-        let telemetry = phase == .onAir ? nextTelemetryAt : nil
         let unplug = phase == .unplugged ? unplugDeadline : nil
-        return [nextRotationAt, telemetry, unplug, pendingRearm?.at, clock.switchAt, clock.endAt, clock.disableRetryAt].compactMap { $0 }.min()
+        return [nextRotationAt, nextTelemetryAt, unplug, pendingRearm?.at, clock.switchAt, clock.endAt, clock.disableRetryAt].compactMap { $0 }.min()
     }
 
     /// Milliseconds spent on air (in the on-air phase) since the start, at `now`.
@@ -402,16 +403,20 @@ public struct SessionMachine: Sendable {
     public var isScheduledOff: Bool { clock.isOff }
 
     /// The transition function. Inputs after the stop (and before `start`, except `started`) change
-    /// nothing. Entering the on-air phase starts its TLM timer and its stretch of time on air.
+    /// nothing. Entering the on-air phase starts its timers and its stretch of time on air; leaving
+    /// it ends them.
     public mutating func step(_ input: Input, now: Int64) -> [Effect] {
         let wasOnAir = phase == .onAir
         let effects = transition(input, now: now)
         let isOnAir = phase == .onAir
-        if wasOnAir, !isOnAir, let since = onAirSince {
-            onAirBefore += max(0, now - since)
+        if wasOnAir, !isOnAir {
+            onAirBefore += max(0, now - (onAirSince ?? now))
             onAirSince = nil
+            nextRotationAt = nil
+            nextTelemetryAt = nil
         } else if !wasOnAir, isOnAir {
             onAirSince = now
+            nextRotationAt = rotationLength > 1 ? now + dwellMilliseconds : nil
             nextTelemetryAt = policy.telemetryMilliseconds.map { now + $0 }
         } else if case .reloaded = input, isOnAir {
             // A reload may add the first TLM or drop the last (the actuator set the knob before it).
@@ -461,7 +466,8 @@ public struct SessionMachine: Sendable {
             rotationLength = length
             dwellMilliseconds = dwell
             rotationIndex = 0
-            nextRotationAt = length > 1 ? now + dwell : nil
+            // On air already (a reload in place): the new rotation starts now; else with the phase.
+            nextRotationAt = length > 1 && phase == .onAir ? now + dwell : nil
             return []
         case let .placementChanged(.commandSeen(opcode, disruption, advertising, instanceWrite)):
             let owner = instanceWrite.map { otherOwner(displacing: $0 == .enables ? .anotherOwner : nil) } ?? []
@@ -481,7 +487,6 @@ public struct SessionMachine: Sendable {
             triggeredAt = nil
             pendingDisruption = nil
             pendingRearm = nil
-            nextRotationAt = nil
             phase = .deviceDown
             return []
         case .poweredOn:
@@ -497,7 +502,6 @@ public struct SessionMachine: Sendable {
         case .deviceGone:
             pendingDisruption = nil
             pendingRearm = nil
-            nextRotationAt = nil
             if phase != .unplugged { unplugDeadline = policy.unplugWaitMilliseconds.map { now + $0 } }
             phase = .unplugged
             return []
@@ -607,7 +611,6 @@ public struct SessionMachine: Sendable {
             let before = phase
             phase = .stopped
             stopFailure = nil
-            nextRotationAt = nil
             pendingRearm = nil
             clock.disableRetryAt = nil
             return stopEffects(from: before)
@@ -731,7 +734,6 @@ public struct SessionMachine: Sendable {
         if !clock.isOff {
             clock.pairsDone += 1
             clock.isOff = true
-            nextRotationAt = nil
             pendingRearm = nil
             pendingDisruption = nil
             if let count = cycle.count, clock.pairsDone >= count {
@@ -873,7 +875,6 @@ public struct SessionMachine: Sendable {
         yieldCount += 1
         triggeredAt = nil
         pendingDisruption = nil
-        nextRotationAt = nil
         pendingRearm = .init(at: now + policy.fightBudget.quietMilliseconds, cause: quietCause, takeover: false)
         phase = .yielding(.init(takeovers: recentTakeovers.count, windowMilliseconds: policy.fightBudget.windowMilliseconds,
                                 quietMilliseconds: policy.fightBudget.quietMilliseconds, last: cause))
