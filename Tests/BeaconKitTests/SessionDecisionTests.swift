@@ -149,7 +149,7 @@ import Testing
         let summary = try s.reload(new)
         #expect(summary == ReloadSummary(unchanged: 0, updated: 1))
         #expect(fake.sent.dropFirst(sentBefore).map { Hex.encode($0) } == oldPlan.stop.map { Hex.encode($0.command.packet) })
-        #expect(s.configuration == new && s.machine.isScheduledOff)
+        #expect(s.configuration == new && s.machine.clock.isOff)
         clock.ms += 2000
         s.timerExpired()
         #expect(s.phase == .onAir)
@@ -230,7 +230,7 @@ import Testing
         _ = m.step(.connected(.set(239)), now: 500)
         #expect(m.step(.timer, now: 1000) == [.disableForCycle])
         #expect(m.step(.disconnected, now: 1500) == [] && m.connectedBeacons.isEmpty)
-        #expect(m.step(.connected(.legacy), now: 1600) == [] && m.isScheduledOff, "nothing of ours to connect to")
+        #expect(m.step(.connected(.legacy), now: 1600) == [] && m.clock.isOff, "nothing of ours to connect to")
         #expect(m.step(.timer, now: 2000) == [.rearm(.cycleOn(milliseconds: 1000), started: 2000, resume: 0)])
     }
 }

@@ -43,7 +43,7 @@ import Testing
         _ = m.step(.rearmed(.connectionEnded, started: 4000, rotationIndex: 0), now: 4100)
         #expect(m.nextDeadline == 5100, "a whole dwell (and TLM period) from the return on air")
         #expect(m.step(.timer, now: 5100) == [.rotate(to: 1), .refreshTelemetry(onAirMilliseconds: 1500, uptimeMilliseconds: 5100)])
-        _ = m.step(.failed(.rotationStepFailed, .command(.commandFailed(opcode: .leSetAdvertisingData, status: .commandDisallowed)), deviceDown: false), now: 5110)
+        _ = m.step(.failed(.rotationStepFailed, .command(.commandFailed(opcode: .leSetAdvertisingData, status: .commandDisallowed))), now: 5110)
         #expect(m.nextDeadline == 5110 + m.policy.retryMilliseconds, "the retry, not the swap that failed")
     }
 
@@ -154,7 +154,7 @@ import Testing
         #expect(m.isHealthy, "an administrator's power off is waited out, not a hang: the watchdog keeps being fed")
         #expect(m.step(.placementChanged(.commandSeen(.reset, disruption: .reset, advertising: false)), now: 200) == [], "nothing of ours is on air to disrupt")
         #expect(m.step(.poweredOn, now: 300) == [.rearm(.deviceUp, started: 300, resume: 0)])
-        _ = m.step(.failed(.deviceUp, .command(.transport(.deviceDown(call: "write", device: "hci0"))), deviceDown: true), now: 301)
+        _ = m.step(.failed(.deviceUp, .command(.transport(.deviceDown(call: "write", device: "hci0")))), now: 301)
         #expect(m.phase == .deviceDown)
         #expect(m.failedRearmCount == 0)
     }
@@ -202,7 +202,7 @@ import Testing
         #expect(m.phase == .awaitingReset(hardwareCode: 0x02))
         #expect(m.step(.timer, now: m.policy.hardwareErrorGraceMilliseconds) == [.rearm(.hardwareError(code: 2), started: 0, resume: 0)])
         let error = SessionError.command(.commandFailed(opcode: .leSetAdvertisingEnable, status: .init(rawValue: 0x0C)))
-        #expect(m.step(.failed(.hardwareError(code: 2), error, deviceDown: false), now: 3000)
+        #expect(m.step(.failed(.hardwareError(code: 2), error), now: 3000)
                 == [.note(.rearmFailed(.hardwareError(code: 2), error, retryMilliseconds: 1000))])
         #expect(m.phase == .retrying(.hardwareError(code: 2), error))
         #expect(m.isHealthy, "a retry is due")

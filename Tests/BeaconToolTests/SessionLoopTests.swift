@@ -137,7 +137,7 @@ private final class ClockBox {
         let started = h.controller.sent.count
         h.advanceTime(by: 2000, expecting: [C.okStep(try HCICommand(packet: Self.disableSet2))])
         #expect(h.phase == .offPhase(.init(offMilliseconds: 3000, pair: 1, count: 2)))
-        #expect(h.machine.isScheduledOff && h.machine.isHealthy)
+        #expect(h.machine.clock.isOff && h.machine.isHealthy)
         #expect(h.controller.sent.dropFirst(started) == [Self.disableSet2], "the off phase sends the disable, nothing else")
         #expect(h.datagrams.contains("STATUS=hci0: cycle: off for 3 s (1 of 2)"))
         h.advanceTime(by: 3000, expecting: C.okSteps(p.start))

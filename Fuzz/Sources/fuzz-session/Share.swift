@@ -223,7 +223,7 @@ func fuzzShare(_ input: ArraySlice<UInt8>) {
     // Ours is what carries our UUID; another program's instances carry 02 01 06 only.
     let stale = kernel.instances.filter { !plan.instances.contains($0.key) && ($0.value?.count ?? 0) > 3 }.keys.sorted()
     require(stale.isEmpty, "instances \(stale) still carry beacons no longer ours")
-    if session.machine.isScheduledOff {
+    if session.machine.clock.isOff {
         let left = plan.instances.filter { kernel.instances[$0] != nil }
         require(left.isEmpty, "off phase, yet our instances \(left) are in the kernel")
         return

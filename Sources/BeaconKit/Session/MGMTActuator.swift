@@ -7,24 +7,12 @@ public typealias SharedAdvertisingSession = Session<MGMTActuator>
 /// The sharing mode's actuator and observer, under the same `SessionMachine` as raw HCI: MGMT events
 /// become the machine's inputs, its effects are carried out with MGMT commands (`SharePlan`) through
 /// an `MGMTCommandRunner`. So the schedule (`--duration`, `--cycle`), the retry and the health the
-/// watchdog reads are the raw-HCI session's own.
-///
-/// - Start: Read Advertising Features; the highest free instances (bluetoothd and btmgmt take the
-///   lowest); each beacon added. The kernel refusing Add Extended Advertising Data with Invalid
-///   Parameters (0x0d), or Add Extended Advertising Parameters with Unknown Command (0x01), makes
-///   the session use Add Advertising from then on, with one note.
-/// - Events: Advertising Removed of one of ours (another program's Remove Advertising, bluetoothd's
-///   start clearing every instance) re-adds it; Index Removed is the device unregistered, Index
-///   Added then New Settings with Powered its return (the kernel forgets instances with the
-///   controller): everything re-added; New Settings without Powered is the device down. A failed
-///   re-add is retried every second.
-/// - `--cycle`: an off phase removes our instances (Remove Advertising), the on phase adds them again.
-/// - Reload: changed beacons re-added on their instances, new ones get free instances, removed ones
-///   are removed. Stop: Remove Advertising of our instances only.
+/// watchdog reads are the raw-HCI session's own. An off phase removes our instances (Remove
+/// Advertising), the on phase adds them again; the stop removes ours only.
 public final class MGMTActuator: SessionActuator {
     public private(set) var plan: SharePlan
     public let device: String
-    public private(set) var runner: MGMTCommandRunner
+    public let runner: MGMTCommandRunner
     public static let retryMilliseconds: Int64 = 1000
     /// An Eddystone-TLM instance is re-added with fresh counts every 10 s: each re-add may restart the
     /// kernel's dwell on it, so a faster refresh could keep the kernel's rotation on the TLM.
@@ -96,11 +84,7 @@ public final class MGMTActuator: SessionActuator {
 
     /// Adds (or replaces) beacon `i` on its instance.
     func add(_ i: Int) throws(ShareError) {
-        for command in plan.add(i) {
-            let status: MGMTStatus
-            do { (status, _) = try runner.send(command) } catch { throw .mgmt(error) }
-            guard status == .success else { throw .mgmt(.commandFailed(opcode: command.opcode, index: command.index, status: status)) }
-        }
+        for command in plan.add(i) { do { try runner.run(command) } catch { throw .mgmt(error) } }
     }
 
     /// Remove Advertising of the orphans, in order; one already gone (Invalid Parameters) counts as removed.
@@ -117,11 +101,7 @@ public final class MGMTActuator: SessionActuator {
     }
 
     private func remove(_ command: MGMTCommand) throws(ShareError) {
-        let status: MGMTStatus
-        do { (status, _) = try runner.send(command) } catch { throw .mgmt(error) }
-        guard status == .success || status == .invalidParameters else {
-            throw .mgmt(.commandFailed(opcode: command.opcode, index: command.index, status: status))
-        }
+        do { try runner.run(command) } catch .commandFailed(_, _, .invalidParameters) {} catch { throw .mgmt(error) }
     }
 
     public func perform(_ effect: SessionMachine.Effect, _ session: SharedAdvertisingSession) -> [SessionMachine.Input] {
@@ -170,7 +150,7 @@ public final class MGMTActuator: SessionActuator {
                 return []
             } catch {
                 plan = old
-                return [.failed(.telemetryRefreshFailed, .shared(error), deviceDown: false)]
+                return [.failed(.telemetryRefreshFailed, .shared(error))]
             }
         case .withdraw:
             try? removeOurs()   // the beacons added before the refusal
@@ -186,8 +166,7 @@ public final class MGMTActuator: SessionActuator {
         }
     }
 
-    /// One MGMT event as the machine's input: Advertising Removed of one of ours, Index Removed (the
-    /// device gone), New Settings (powered or not); nil for anything else.
+    /// One MGMT event as the machine's input; nil for anything else.
     func input(for event: MGMTEvent, _ session: SharedAdvertisingSession) -> SessionMachine.Input? {
         guard event.index == plan.index, let kind = try? event.decoded() else { return nil }
         switch kind {
@@ -213,12 +192,6 @@ public final class MGMTActuator: SessionActuator {
             if let input = input(for: kept.removeFirst(), session) { return [input] }
         }
         return []
-    }
-
-    /// A new runner after the control channel was reopened.
-    func attach(_ runner: MGMTCommandRunner) {
-        self.runner = runner
-        kept = []
     }
 
     /// The new beacons (the TLM's counts kept); their instances are chosen when the machine says how
@@ -291,11 +264,7 @@ extension Session where Mode == MGMTActuator {
         send(mode.input(for: event, self))
     }
 
-    /// A new runner after the control channel was reopened.
-    public func attach(_ runner: MGMTCommandRunner) { mode.attach(runner) }
-
-    /// New beacons: changed ones re-added on their instances, new ones on free instances, the rest
-    /// removed (the machine decides when: off air, the new beacons go on air with the next re-add).
+    /// New beacons (`prepareReload`, `reload`); the machine decides when they go on air.
     public func reload(_ beacons: [BeaconAdvertisement], dwellMilliseconds: Int) throws(SessionError) -> ReloadSummary {
         let summary = mode.prepareReload(beacons, dwellMilliseconds: dwellMilliseconds, self)
         _ = try reload(inPlace: true)

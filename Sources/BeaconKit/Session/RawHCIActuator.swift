@@ -3,27 +3,11 @@
 /// beacons of a `KioskConfiguration`; the session puts them on air, keeps them there and takes them off.
 public typealias AdvertisingSession = Session<RawHCIActuator>
 
-/// Raw HCI's actuator and observer. `SessionMachine` decides (a transition function from (phase,
-/// input, now) to (phase, effects)); this class carries the effects out on the controller through an
-/// `HCICommandRunner` with `KioskPlan` (the family and capacity fallbacks, the rotation, the hand-back
-/// of a shared single instance) and returns their outcomes as inputs. As the observer it turns each
-/// packet into one input (what another program's command does to our placements is read from the
-/// controller state model, `disruption`). So it runs the same against the raw socket, a scripted
-/// controller and the behavioural one.
-///
-/// Re-arm rules (what beacon-tx fights, what it respects):
-/// - any command of another program that makes the controller differ from the desired state on our
-///   placements (HCI Reset, a disable, removal or clear, a data, parameters or random address write):
-///   re-armed once the command has completed and `settleMilliseconds` passed without the device
-///   going down;
-/// - device down (power off by an administrator, rfkill, bluetoothd stopping): respected; nothing is
-///   sent until the kernel reports the device up again (beacon-tx never brings it up itself);
-/// - device up: re-armed at once;
-/// - Hardware Error: waits for the kernel's down/up; re-arms after `hardwareErrorGraceMilliseconds`
-///   if that does not come;
-/// - a connection that ended a connectable beacon: re-enabled after the Disconnection Complete;
-/// - in an off phase of `--cycle` none of these: the next on phase runs the whole start plan.
-/// A failed re-arm is retried every `retryMilliseconds`; takeovers beyond the `FightBudget` yield.
+/// Raw HCI's actuator and observer: carries the machine's effects out through an `HCICommandRunner`
+/// with `KioskPlan`, and turns each packet into one input (what another program's command does to our
+/// placements is read from the controller state model, `disruption`). So it runs the same against the
+/// raw socket, a scripted controller and the behavioural one. The re-arm rules are the machine's
+/// (`SessionPhase`, Docs/service.md); beacon-tx never powers a down device up itself.
 public final class RawHCIActuator: SessionActuator {
     public internal(set) var configuration: KioskConfiguration {
         didSet { planCache = [:] }
@@ -55,7 +39,7 @@ public final class RawHCIActuator: SessionActuator {
     private var desiredCache: (index: Int, state: ControllerAdvertisingState)?
     /// The random static address the beacons advertise from when the controller has no public
     /// address; fixed for the session, so a reload keeps it (`KioskConfiguration.ownRandomAddress`).
-    public let ownRandomAddress: [UInt8]?
+    public var ownRandomAddress: [UInt8]? { configuration.ownRandomAddress }
     /// Packets the runner kept while it waited for our own answers, not yet turned into inputs.
     private var kept: [ObservedPacket] = []
     private var cycleHandBackNoted = false
@@ -65,10 +49,8 @@ public final class RawHCIActuator: SessionActuator {
 
     public init(configuration: KioskConfiguration, caps: ControllerCapabilities, device: String, deviceID: UInt16? = nil,
                 ownRandomAddress: [UInt8]? = nil, runner: HCICommandRunner) {
-        var configuration = configuration
-        configuration.ownRandomAddress = ownRandomAddress
-        self.ownRandomAddress = ownRandomAddress
         self.configuration = configuration
+        self.configuration.ownRandomAddress = ownRandomAddress
         self.caps = caps
         self.device = device
         self.deviceID = deviceID ?? HCIDeviceInfo.id(fromName: device)
@@ -79,21 +61,12 @@ public final class RawHCIActuator: SessionActuator {
     /// counter and a scanner's ~1 Hz ranging need; one data write per TLM set).
     public static let telemetryMilliseconds: Int64 = 1000
 
-    /// What a session needs to hear: the HCI events it reacts to, and whether other programs'
-    /// commands are copied to it. The session declares it; the pump installs it on the channel.
-    public struct InputFilter: Hashable, Sendable {
-        public var events: [EventCode]
-        public var observesCommands: Bool
-    }
-
     /// Command Complete/Status (other programs' commands finishing: disruptions), Hardware Error;
     /// with a connectable beacon also LE Meta (Advertising Set Terminated, Connection Complete) and
     /// Disconnection Complete. Without one, LE Meta stays out so another program's scanning does not
     /// wake the kiosk. Other programs' commands always (every disruption starts as one).
-    public static func inputFilter(for configuration: KioskConfiguration) -> InputFilter {
-        let connectable = configuration.beacons.contains { $0.options.connectable }
-        return InputFilter(events: [.commandComplete, .commandStatus, .hardwareError] + (connectable ? [.leMeta, .disconnectionComplete] : []),
-                           observesCommands: true)
+    public static func inputFilter(for configuration: KioskConfiguration) -> [EventCode] {
+        [.commandComplete, .commandStatus, .hardwareError] + (configuration.beacons.contains { $0.options.connectable } ? [.leMeta, .disconnectionComplete] : [])
     }
 
     // MARK: the effects
@@ -104,33 +77,29 @@ public final class RawHCIActuator: SessionActuator {
             // The start's configuration, or a restarting reload's new one (kept once on air).
             let previous = configuration
             if let pending = pendingReload { configuration = pending.configuration }
-            let outcome = put(choice, after: refusal, session)
-            if case .placed = outcome { pendingReload = nil } else { configuration = previous }
-            return outcome.map { $0 + [.placed] }
+            if let refused = put(choice, after: refusal, session) {
+                configuration = previous
+                return [.planRefused(choice, refused)]
+            }
+            pendingReload = nil
+            return adopted + [.placed]
         case let .rearm(cause, started, resume, choice, refusal):
             pendingReload = nil   // a re-arm puts the configuration kept back on air
             let resumable = plan?.rotationSteps.count ?? 0
-            let outcome = put(choice, after: refusal, session)
-            guard case let .placed(inputs) = outcome else { return outcome.map { $0 } }
+            if let refused = put(choice, after: refusal, session) { return [.planRefused(choice, refused)] }
             var index = 0
             if resume > 0, let plan, plan.rotationSteps.count == resumable, resume < resumable {
-                do { try runner.run(plan.rotationSteps[resume]) } catch {
-                    return [.failed(cause, .command(error), deviceDown: SessionError.command(error).isDeviceDown)]
-                }
+                do { try runner.run(plan.rotationSteps[resume]) } catch { return [.failed(cause, .command(error))] }
                 index = resume
             }
-            return inputs + [.rearmed(cause, started: started, rotationIndex: index)]
+            return adopted + [.rearmed(cause, started: started, rotationIndex: index)]
         case let .withdraw(choice):
-            if let refused = try? makePlan(choice.family, rotate: choice.rotate) { for step in refused.stop { _ = try? runner.send(step.command) } }
+            if let refused = try? makePlan(choice) { for step in refused.stop { _ = try? runner.send(step.command) } }
             return []
         case let .rotate(to):
             guard let plan, plan.rotationSteps.indices.contains(to) else { return [] }
-            do {
-                try writeWhileAdvertising(plan.rotationSteps[to], plan, session)
-                return [.rotated(to: to)]
-            } catch {
-                return [.failed(.rotationStepFailed, .command(error), deviceDown: SessionError.command(error).isDeviceDown)]
-            }
+            do { try writeWhileAdvertising(plan.rotationSteps[to], plan, session) } catch { return [.failed(.rotationStepFailed, .command(error))] }
+            return [.rotated(to: to)]
         case let .refreshTelemetry(onAir, uptime):
             guard let old = plan else { return [] }
             var new = configuration
@@ -139,44 +108,53 @@ public final class RawHCIActuator: SessionActuator {
             do throws(SessionError) {
                 let fresh: KioskPlan
                 do { fresh = try KioskPlan(new, family: old.family, rotate: old.layout.isRotation) } catch { throw .plan(error) }
-                for step in fresh.telemetrySteps(rotationIndex: session.machine.rotationIndex) {
-                    do { try writeWhileAdvertising(step, fresh, session) } catch { throw .command(error) }
-                }
+                do { for step in fresh.telemetrySteps(rotationIndex: session.machine.rotationIndex) { try writeWhileAdvertising(step, fresh, session) } } catch { throw .command(error) }
                 // The plan is the same but for the TLM's data: no adoption, the rotation goes on.
                 configuration = new
                 plan = fresh
                 return []
             } catch {
-                return [.failed(.telemetryRefreshFailed, error, deviceDown: error.isDeviceDown)]
+                return [.failed(.telemetryRefreshFailed, error)]
             }
         case let .reenable(handles, started):
             guard let plan else { return [] }
-            do {
-                for step in plan.reenable(plan.handles.filter(handles.contains)) { try runner.run(step) }
-                return [.rearmed(.connectionEnded, started: started, rotationIndex: session.machine.rotationIndex)]
-            } catch {
-                return [.failed(.connectionEnded, .command(error), deviceDown: SessionError.command(error).isDeviceDown)]
-            }
+            do { try Advertiser.runAll(plan.reenable(plan.handles.filter(handles.contains)), runner) } catch { return [.failed(.connectionEnded, .command(error))] }
+            return [.rearmed(.connectionEnded, started: started, rotationIndex: session.machine.rotationIndex)]
         case .disableForCycle:
             guard let plan else { return [] }
-            do {
-                for step in plan.disable() { try runner.run(step) }
-                return []
-            } catch {
+            do { try Advertiser.runAll(plan.disable(), runner) } catch {
                 session.log(.offPhaseFailed(.command(error), retryMilliseconds: session.policy.retryMilliseconds))
                 return [.disableFailed]
             }
+            return []
         case let .reload(method):
             guard let pending = pendingReload else { return [] }
             pendingReload = nil
+            guard let old = plan else { return [.reloaded] }
             do throws(SessionError) {
-                return try reload(method, pending.configuration, pending.plan, inPlaceSteps: pending.inPlaceSteps)
+                switch method {
+                case .inPlace:
+                    guard let steps = pending.inPlaceSteps else { return [.reloaded] }
+                    do { try Advertiser.runAll(steps, runner) } catch { throw .command(error) }
+                    configuration = pending.configuration
+                    plan = pending.plan
+                    return adopted + [.reloaded]
+                case .restart:
+                    do { try Advertiser.runAll(old.stop, runner) } catch { throw .command(error) }
+                    pendingReload = pending   // placed next (`Effect.place`)
+                    return [.oldPlanStopped]
+                case let .offAir(removeOld):
+                    if removeOld { do { try Advertiser.runAll(old.stop, runner) } catch { throw .command(error) } }
+                    configuration = pending.configuration
+                    plan = pending.plan
+                    return [.reloaded]
+                }
             } catch {
                 return [.reloadFailed(error)]
             }
         case .takeOffAir:
             guard let plan else { return [.takenOffAir] }
-            do { for step in plan.stop { try runner.run(step) } } catch { return [.stopFailed(.command(error))] }
+            do { try Advertiser.runAll(plan.stop, runner) } catch { return [.stopFailed(.command(error))] }
             return [.takenOffAir]
         case let .handBackInstance(stopping):
             guard plan?.family == .legacy else { return [] }
@@ -207,9 +185,9 @@ public final class RawHCIActuator: SessionActuator {
     }
 
     /// Puts `choice` on air for `configuration`, saying first why (`refusal`: the previous choice's);
-    /// a refusal undoes what was sent (not after Command Disallowed: the controller took nothing)
-    /// and comes back as `.planRefused`. On air: the plan is adopted.
-    private func put(_ choice: PlanChoice, after refusal: PlanRefusal?, _ session: AdvertisingSession) -> PutOutcome {
+    /// returns the refusal, having undone what was sent (not after Command Disallowed: the controller
+    /// took nothing). On air: the plan is `plan`.
+    private func put(_ choice: PlanChoice, after refusal: PlanRefusal?, _ session: AdvertisingSession) -> PlanRefusal? {
         switch refusal {
         case let .familyDisallowed(e)?: if let e = e.hciError { session.log(.switchedFamily(e, to: choice.family)) }
         case let .familyNotImplemented(e)?:
@@ -220,33 +198,23 @@ public final class RawHCIActuator: SessionActuator {
         case .failed?, nil: break
         }
         let plan: KioskPlan
-        do { plan = try makePlan(choice.family, rotate: choice.rotate) } catch { return .refused(choice, .failed(error)) }
+        do { plan = try makePlan(choice) } catch { return .failed(error) }
         // The controller's version rules, before anything is sent.
-        if let floor = floorViolation(plan) { return .refused(choice, .failed(.start(floor))) }
+        if let floor = plan.instanceOptions.flatMap({ Advertiser.intervalFloorViolation(plan.family, $0, caps, device: device) }) {
+            return .failed(.start(floor))
+        }
         do { try Advertiser.runAll(plan.start, runner) } catch {
-            guard case let .commandFailed(_, status) = error else { return .refused(choice, .failed(.start(.command(error)))) }
+            guard case let .commandFailed(_, status) = error else { return .failed(.start(.command(error))) }
             if status != .commandDisallowed { Advertiser.undo(plan, after: error, runner) }
             switch status {
-            case .commandDisallowed: return .refused(choice, .familyDisallowed(.start(.command(error))))
-            case .unknownHCICommand: return .refused(choice, .familyNotImplemented(.start(.command(error))))
-            case .memoryCapacityExceeded:
-                return .refused(choice, .capacity(.capacityExceeded(device: device, beacons: configuration.beacons.count, error)))
-            default: return .refused(choice, .failed(.start(.command(error))))
+            case .commandDisallowed: return .familyDisallowed(.start(.command(error)))
+            case .unknownHCICommand: return .familyNotImplemented(.start(.command(error)))
+            case .memoryCapacityExceeded: return .capacity(.capacityExceeded(device: device, beacons: configuration.beacons.count, error))
+            default: return .failed(.start(.command(error)))
             }
         }
-        return .placed(adopt(plan))
-    }
-
-    private enum PutOutcome {
-        case placed([SessionMachine.Input])
-        case refused(PlanChoice, PlanRefusal)
-
-        func map(_ onAir: ([SessionMachine.Input]) -> [SessionMachine.Input]) -> [SessionMachine.Input] {
-            switch self {
-            case let .placed(inputs): return onAir(inputs)
-            case let .refused(choice, refusal): return [.planRefused(choice, refusal)]
-            }
-        }
+        self.plan = plan
+        return nil
     }
 
     /// Writes to an instance that is on air (the rotation's next data). Some controllers refuse such
@@ -262,10 +230,7 @@ public final class RawHCIActuator: SessionActuator {
             }
             var refusal = error
             for _ in 0..<Self.pausedWriteAttempts {
-                do {
-                    for paused in plan.disable() + [step] + plan.reenable(plan.handles) { try runner.run(paused) }
-                    return
-                } catch {
+                do { return try Advertiser.runAll(plan.disable() + [step] + plan.reenable(plan.handles), runner) } catch {
                     guard case .commandFailed(_, .commandDisallowed) = error else { throw error }
                     refusal = error
                 }
@@ -276,42 +241,27 @@ public final class RawHCIActuator: SessionActuator {
     static let pausedWriteAttempts = 2
     private var pausedWriteNoted = false
 
-    private func floorViolation(_ plan: KioskPlan) -> StartError? {
-        plan.instanceOptions.flatMap { Advertiser.intervalFloorViolation(plan.family, $0, caps, device: device) }
-    }
-
     /// The plans of this configuration by family and layout: a re-arm builds none again.
-    private func makePlan(_ family: AdvertisingFamily, rotate: Bool) throws(SessionError) -> KioskPlan {
-        let key = PlanKey(family: family, rotate: rotate)
-        if let cached = planCache[key] { return cached }
+    private func makePlan(_ choice: PlanChoice) throws(SessionError) -> KioskPlan {
+        if let cached = planCache[choice] { return cached }
         let plan: KioskPlan
-        do { plan = try KioskPlan(configuration, family: family, rotate: rotate) } catch { throw .plan(error) }
-        planCache[key] = plan
+        do { plan = try KioskPlan(configuration, family: choice.family, rotate: choice.rotate) } catch { throw .plan(error) }
+        planCache[choice] = plan
         return plan
     }
-    private var planCache: [PlanKey: KioskPlan] = [:]
-    private struct PlanKey: Hashable {
-        var family: AdvertisingFamily
-        var rotate: Bool
+    private var planCache: [PlanChoice: KioskPlan] = [:]
+
+    /// The plan on air now, as inputs; on a single legacy instance the kernel's instances (read
+    /// before the start) are another owner that ours displaces.
+    private var adopted: [SessionMachine.Input] {
+        guard let plan else { return [] }
+        let adoption = SessionMachine.Input.planAdopted(rotationLength: plan.rotationSteps.count, dwellMilliseconds: Int64(configuration.rotationMilliseconds))
+        guard plan.family == .legacy, let ids = kernelInstances, !ids.isEmpty else { return [adoption] }
+        return [adoption, .otherOwnerOfInstance(displacing: .kernelInstances(ids))]
     }
 
-    /// The plan on air now; on a single legacy instance the kernel's instances (read before the
-    /// start) are another owner that ours displaces.
-    private func adopt(_ used: KioskPlan) -> [SessionMachine.Input] {
-        plan = used
-        var inputs: [SessionMachine.Input] = [.planAdopted(rotationLength: used.rotationSteps.count,
-                                                           dwellMilliseconds: Int64(configuration.rotationMilliseconds))]
-        if used.family == .legacy, let ids = kernelInstances, !ids.isEmpty {
-            inputs.append(.otherOwnerOfInstance(displacing: .kernelInstances(ids)))
-        }
-        return inputs
-    }
-
-    /// After the stop plan on a shared single instance: the other owner's advertising as it had it
-    /// (no ghost of ours when the kernel re-enables it, and its own advertisement back on air), or,
-    /// when its data is unknown, blank data so that no beacon of ours comes back. A write-back that
-    /// fails before its data went in leaves blank data too (ours must not stay in the instance for
-    /// the kernel to re-enable), then reports the failure.
+    /// `Effect.handBackInstance`. A write-back that fails before its data went in leaves blank data too
+    /// (ours must not stay in the instance for the kernel to re-enable), then reports the failure.
     private func handBack(noting: Bool, _ session: AdvertisingSession) throws(HCIError) {
         if foreignLegacy.hasData {
             var dataWritten = false
@@ -324,21 +274,17 @@ public final class RawHCIActuator: SessionActuator {
                 if !dataWritten { try? runner.run(ForeignLegacyAdvertising.blankData) }
                 throw error
             }
-            guard noting else { return }
-            session.log(.handedBack(enabled: foreignLegacy.enabled == true))
+            if noting { session.log(.handedBack(enabled: foreignLegacy.enabled == true)) }
         } else if !(kernelInstances ?? []).isEmpty || !foreignLegacy.isEmpty {
             try runner.run(ForeignLegacyAdvertising.blankData)
             needsKernelHandBack = !(kernelInstances ?? []).isEmpty
-            guard noting else { return }
-            session.log(.blankedInstance)
+            if noting { session.log(.blankedInstance) }
         }
     }
 
     // MARK: the observer
 
-    /// The packet as the machine's input: a device event, another program's command (its
-    /// disruption and whether it writes our single instance), a Hardware Error, a connection to one
-    /// of our connectable beacons or its end; nil for anything else.
+    /// The packet as the machine's input; nil for anything else.
     func input(for packet: ObservedPacket, _ machine: SessionMachine) -> SessionMachine.Input? {
         switch packet {
         case let .observedCommand(command): return input(for: command, machine)
@@ -355,7 +301,6 @@ public final class RawHCIActuator: SessionActuator {
         return []
     }
 
-    /// A new runner after the device came back (unregistered, then registered again).
     func attach(_ runner: HCICommandRunner, caps: ControllerCapabilities, deviceID: UInt16) {
         self.runner = runner
         self.caps = caps
@@ -408,7 +353,8 @@ public final class RawHCIActuator: SessionActuator {
             write = LESetAdvertisingEnable(command)?.advertisingEnable != false ? .enables : .writes
         }
         return .placementChanged(.commandSeen(command.opcode, disruption: plan.flatMap { disruption(command, $0, rotationIndex: machine.rotationIndex) },
-                                              advertising: Self.isAdvertisingCommand(command), instanceWrite: write))
+                                              advertising: CommandTable.advertisingEffect(command.opcode).map { $0 != .reset } ?? false,
+                                              instanceWrite: write))
     }
 
     /// How `command` (sent by someone else) takes our advertising off air; nil when it leaves what
@@ -428,13 +374,6 @@ public final class RawHCIActuator: SessionActuator {
         after.apply(command)
         guard after.onAir(plan.placements) != desired.onAir(plan.placements) else { return nil }
         return Disruption(command, plan)
-    }
-
-    /// An advertising command other than HCI Reset (the command table's advertising column): while
-    /// yielding, each one of the other owner's pushes the quiet period back.
-    static func isAdvertisingCommand(_ command: HCICommand) -> Bool {
-        guard let effect = CommandTable.advertisingEffect(command.opcode) else { return false }
-        return effect != .reset
     }
 
     // MARK: reload
@@ -460,27 +399,6 @@ public final class RawHCIActuator: SessionActuator {
         pendingReload = (new, candidate, steps)
         return (old.configuration.beacons, new.beacons, steps != nil, rules(for: new))
     }
-
-    private func reload(_ method: SessionMachine.ReloadMethod, _ new: KioskConfiguration, _ candidate: KioskPlan,
-                        inPlaceSteps: [PlannedCommand]?) throws(SessionError) -> [SessionMachine.Input] {
-        guard let old = plan else { return [.reloaded] }
-        switch method {
-        case .inPlace:
-            guard let steps = inPlaceSteps else { return [.reloaded] }
-            do { for step in steps { try runner.run(step) } } catch { throw .command(error) }
-            configuration = new
-            return adopt(candidate) + [.reloaded]
-        case .restart:
-            do { for step in old.stop { try runner.run(step) } } catch { throw .command(error) }
-            pendingReload = (new, candidate, inPlaceSteps)   // placed next (`Effect.place`)
-            return [.oldPlanStopped]
-        case let .offAir(removeOld):
-            if removeOld { do { for step in old.stop { try runner.run(step) } } catch { throw .command(error) } }
-            configuration = new
-            plan = candidate
-            return [.reloaded]
-        }
-    }
 }
 
 extension Session where Mode == RawHCIActuator {
@@ -504,10 +422,8 @@ extension Session where Mode == RawHCIActuator {
         send(.deviceBack)
     }
 
-    /// Applies a new desired state. With sets of the same family, unchanged beacons get no command;
-    /// changed, added and removed ones are updated. Otherwise the old plan stops and the new one starts.
-    /// Off air (an off phase, the device down or gone) the new plan waits for the next re-arm. Which
-    /// of these the machine decides; on failure the old beacons are put back.
+    /// Applies a new desired state the way the machine decides (`ReloadMethod`); on failure the old
+    /// beacons are put back.
     public func reload(_ new: KioskConfiguration) throws(SessionError) -> ReloadSummary {
         guard let prepared = try mode.prepareReload(new, self) else {
             try start()

@@ -59,10 +59,7 @@ public final class Session<Mode: SessionActuator> {
         guard !draining else { return }
         draining = true
         defer { draining = false }
-        var rounds = 0
-        while true {
-            // Each input from outside (this one, then each kept one) with its effects' outcomes;
-            // `onPhaseChange` hears of what it changed.
+        for round in 0...64 {
             let before = (machine.phase, machine.rearmCount)
             while !pending.isEmpty {
                 let next = pending.removeFirst()
@@ -70,10 +67,9 @@ public final class Session<Mode: SessionActuator> {
             }
             if machine.phase != before.0 || machine.rearmCount != before.1 { onPhaseChange?(machine.phase) }
             // What the runner kept while the effects waited, bounded (a flood must not hold the loop).
-            guard rounds < 64, machine.phase != .stopped else { break }
+            guard round < 64, machine.phase != .stopped else { break }
             pending += mode.keptInputs(self)   // (after anything the callback sent)
             guard !pending.isEmpty else { break }
-            rounds += 1
         }
         pending = []
     }
@@ -88,17 +84,15 @@ public final class Session<Mode: SessionActuator> {
     /// The machine's deadline passed: rotate, re-arm, switch the cycle's phase, or finish.
     public func timerExpired() { send(.timer) }
 
-    /// Carries out a reload the mode prepared (`inPlace`: the update in place is possible); the
-    /// machine decides how (in place, restart, or off air until the next re-arm). Returns the method
-    /// used, or throws why it failed (the previous beacons are put back).
+    /// Carries out a reload the mode prepared (`inPlace`: the update in place is possible) as the
+    /// machine decides; returns the method, or throws why it failed (the previous beacons are put back).
     public func reload(inPlace: Bool, rules: PlanRules? = nil) throws(SessionError) -> SessionMachine.ReloadMethod? {
         send(.reloadRequested(inPlace: inPlace, rules: rules))
         if let failure = machine.reloadFailure { throw failure }
         return machine.lastReloadMethod
     }
 
-    /// Takes every beacon off air and ends the session; what is sent the machine decides (nothing
-    /// while the device is down or gone, or yielded to the other owner of a single instance).
+    /// Takes every beacon off air and ends the session; what is sent the machine decides.
     public func stop() throws(SessionError) {
         send(.stopRequested)
         if let failure = machine.stopFailure { throw failure }

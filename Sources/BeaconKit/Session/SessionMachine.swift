@@ -6,7 +6,6 @@
 public struct SessionMachine: Sendable {
     public private(set) var phase: SessionPhase = .idle
 
-    /// The knobs: timings, the schedule, the fight budget, what the device keeps.
     public var policy = Policy()
 
     /// What the session is told to do and how long it waits (the session's public knobs).
@@ -65,7 +64,6 @@ public struct SessionMachine: Sendable {
     /// The schedule's clock (`--duration`, `--cycle`): whatever else happens meanwhile, a device
     /// down in an off phase stays off.
     public private(set) var clock = ScheduleClock()
-    /// The re-arm the session waits for, if any.
     public private(set) var pendingRearm: PendingRearm?
     /// The on-air phase's timers: the next rotation swap and the next Eddystone-TLM refresh. Entering
     /// the phase starts them, leaving it ends them (a state timeout, as gen_statem has): no deadline
@@ -87,8 +85,6 @@ public struct SessionMachine: Sendable {
     /// The beacons a central's connection took off air (sets it ended, the legacy instance), in
     /// arrival order: re-enabled after the disconnection.
     public private(set) var connectedBeacons: [SessionPhase.ConnectedBeacon] = []
-    /// The reload being carried out (`Effect.reload`), until its outcome.
-    private var reloading: ReloadMethod?
     /// How the last reload was carried out, and why it failed (its outcome, `.reloadFailed`).
     public private(set) var lastReloadMethod: ReloadMethod?
     public private(set) var reloadFailure: SessionError?
@@ -113,8 +109,7 @@ public struct SessionMachine: Sendable {
         public var takeover: Bool
     }
 
-    /// The schedule's clock: when it ends, when the phase next switches, whether it is off now, and
-    /// how many on/off pairs began.
+    /// The schedule's clock (`clock`).
     public struct ScheduleClock: Hashable, Sendable {
         public var endAt: Int64?
         public var switchAt: Int64?
@@ -155,8 +150,8 @@ public struct SessionMachine: Sendable {
         case timer
         /// Outcome of `Effect.rearm`: on air again, with the rotation at `rotationIndex`.
         case rearmed(RearmCause, started: Int64, rotationIndex: Int)
-        /// Outcome of `Effect.rearm`, `.rotate` or `.reenable`: it failed (`deviceDown`: found down).
-        case failed(RearmCause, SessionError, deviceDown: Bool)
+        /// Outcome of `Effect.rearm`, `.rotate` or `.reenable`: it failed (`SessionError.isDeviceDown`: found down).
+        case failed(RearmCause, SessionError)
         /// Outcome of `Effect.rotate`.
         case rotated(to: Int)
         /// A reload (SIGHUP) with a new plan; `inPlace`: the old plan can be updated to it command by
@@ -254,7 +249,6 @@ public struct SessionMachine: Sendable {
         /// report `.takenOffAir` (then `handBackInstance` when another owner shares the instance) or
         /// `.stopFailed`.
         case takeOffAir
-        /// A note for the operator.
         case note(Note)
     }
 
@@ -269,8 +263,7 @@ public struct SessionMachine: Sendable {
 
     /// When the pump must deliver `.timer`; nil = no timer (an idle kiosk sleeps).
     public var nextDeadline: Int64? {
-        let unplug = phase == .unplugged ? unplugDeadline : nil
-        return [nextRotationAt, nextTelemetryAt, unplug, pendingRearm?.at, clock.switchAt, clock.endAt, clock.disableRetryAt].compactMap { $0 }.min()
+        [nextRotationAt, nextTelemetryAt, unplugDeadline, pendingRearm?.at, clock.switchAt, clock.endAt, clock.disableRetryAt].compactMap { $0 }.min()
     }
 
     /// Milliseconds spent on air (in the on-air phase) since the start, at `now`.
@@ -296,9 +289,6 @@ public struct SessionMachine: Sendable {
 
     /// Nothing of ours can be on air: the device is down or gone.
     public var isDown: Bool { phase == .deviceDown || phase == .unplugged }
-
-    /// Whether the schedule has the beacons off (an off phase of `--cycle`).
-    public var isScheduledOff: Bool { clock.isOff }
 
     /// The transition function. Inputs after the stop (and before `start`, except `started`) change
     /// nothing. Entering the on-air phase starts its timers and its stretch of time on air; leaving
@@ -369,7 +359,16 @@ public struct SessionMachine: Sendable {
             return []
         case let .placementChanged(.commandSeen(opcode, disruption, advertising, instanceWrite)):
             let owner = instanceWrite.map { otherOwner(displacing: $0 == .enables ? .anotherOwner : nil) } ?? []
-            return owner + commandSeen(opcode, disruption: disruption, advertising: advertising, now: now)
+            if isYielding {
+                // Yielded: every advertising command of the other owner pushes the quiet period back.
+                if advertising { pendingRearm = .init(at: now + policy.fightBudget.quietMilliseconds, cause: quietCause, takeover: false) }
+                return owner
+            }
+            guard !clock.isOff, let disruption, !isDown else { return owner }
+            pendingDisruption = (opcode, disruption)
+            // If the completion never reaches us, re-arm anyway (settled once the command completes).
+            schedule(.disruption(disruption), after: policy.settleMilliseconds * 4, phase: .disrupted(disruption), takeover: opcode != .reset, now: now)
+            return owner
         case let .placementChanged(.commandCompleted(opcode)):
             guard let pending = pendingDisruption, pending.opcode == opcode else { return [] }
             pendingDisruption = nil
@@ -421,21 +420,15 @@ public struct SessionMachine: Sendable {
             return []
         case .disconnected:
             guard !connectedBeacons.isEmpty else { return [] }
+            defer { connectedBeacons = [] }
             // Off by the schedule (or down): the on phase's (or the return's) start plan enables every beacon.
-            if clock.isOff || isDown {
-                connectedBeacons = []
-                return []
-            }
-            let handles = connectedBeacons.compactMap { if case let .set(h) = $0 { return h } else { return nil } }
-            connectedBeacons = []
-            return [.reenable(handles, started: now)]
+            if clock.isOff || isDown { return [] }
+            return [.reenable(connectedBeacons.compactMap { if case let .set(h) = $0 { return h } else { return nil } }, started: now)]
         case .timer:
             return timerExpired(now: now)
         case let .rearmed(cause, started, index):
-            if let done = attempt {
-                attempt = nil
-                placedFamily = done.choice.family
-            }
+            if let done = attempt { placedFamily = done.choice.family }
+            attempt = nil
             // The start plan enabled every beacon again, also those a central is still connected to.
             if cause != .connectionEnded { connectedBeacons = [] }
             triggeredAt = nil
@@ -445,9 +438,9 @@ public struct SessionMachine: Sendable {
             resumedWithoutSwap = rotationLength > 1
             phase = .onAir
             return [.note(.rearmed(cause, milliseconds: now - started))]
-        case let .failed(cause, error, deviceDown):
+        case let .failed(cause, error):
             attempt = nil
-            if deviceDown {
+            if error.isDeviceDown {
                 phase = .deviceDown
                 return []
             }
@@ -466,19 +459,16 @@ public struct SessionMachine: Sendable {
         case let .reloadRequested(inPlace, rules):
             reloadRules = rules
             let method = reloadMethod(inPlace: inPlace)
-            reloading = method
             lastReloadMethod = method
             reloadFailure = nil
             return [.reload(method)]
         case .reloaded:
             // On air with the new plan, unless off air anyway, or a central still holds a connection
             // to a beacon the update left alone (a restart enabled every one).
-            let restarted = reloading == .restart
-            reloading = nil
             if let new = reloadRules { rules = new }
             reloadRules = nil
             guard !clock.isOff, !isDown else { return [] }
-            if restarted {
+            if lastReloadMethod == .restart {
                 // Everything was started again: no re-arm or re-enable is left to do.
                 connectedBeacons = []
                 pendingRearm = nil
@@ -488,17 +478,11 @@ public struct SessionMachine: Sendable {
             if case .connected = phase, !connectedBeacons.isEmpty { return [] }
             phase = .onAir
             return []
-        case let .reloadRefused(error):
-            reloading = nil
+        case let .reloadRefused(error), let .reloadFailed(error):
             reloadRules = nil
             reloadFailure = error
-            return []
-        case let .reloadFailed(error):
-            reloading = nil
-            reloadRules = nil
-            reloadFailure = error
-            // Off air, the previous plan goes on air with the next re-arm or on phase anyway.
-            guard !clock.isOff, !isDown else { return [] }
+            // Refused: nothing was sent. Off air, the previous plan goes on air with the next re-arm or on phase anyway.
+            guard case .reloadFailed = input, !clock.isOff, !isDown else { return [] }
             return rearm(.reloadFailed, now: now)
         case let .otherOwnerOfInstance(displacing):
             return otherOwner(displacing: displacing)
@@ -506,30 +490,23 @@ public struct SessionMachine: Sendable {
             if clock.isOff { clock.disableRetryAt = now + policy.retryMilliseconds }
             return []
         case .stopRequested:
-            let before = phase
+            // Our placements off air, unless none can be there: before the start, once the device is gone,
+            // down (unless the kernel keeps them through a power-off), yielding a shared single instance
+            // (its other owner wrote it itself). Once that is done, `takenOffAir` hands the instance back.
+            let effects: [Effect] = switch phase {
+            case .idle, .stopped, .unplugged: []
+            case .deviceDown where !policy.placementsSurvivePowerOff: []
+            case .yielding where instanceHasOtherOwner: []
+            default: [.takeOffAir]
+            }
             phase = .stopped
             stopFailure = nil
             pendingRearm = nil
             clock.disableRetryAt = nil
-            return stopEffects(from: before)
+            return effects
         case .takenOffAir, .stopFailed:
             return []   // outcomes of the stop, which only the stopped phase hears
         }
-    }
-
-    /// Another program's command seen: while yielding, an advertising command pushes the quiet period
-    /// back; otherwise a disruption schedules the re-arm (settled once the command completes).
-    private mutating func commandSeen(_ opcode: Opcode, disruption: Disruption?, advertising: Bool, now: Int64) -> [Effect] {
-        if isYielding {
-            // Yielded: every advertising command of the other owner pushes the quiet period back.
-            if advertising { pendingRearm = .init(at: now + policy.fightBudget.quietMilliseconds, cause: quietCause, takeover: false) }
-            return []
-        }
-        guard !clock.isOff, let disruption, !isDown else { return [] }
-        pendingDisruption = (opcode, disruption)
-        // If the completion never reaches us, re-arm anyway.
-        schedule(.disruption(disruption), after: policy.settleMilliseconds * 4, phase: .disrupted(disruption), takeover: opcode != .reset, now: now)
-        return []
     }
 
     /// Another owner writes our single legacy instance. Learnt in an off phase (another program
@@ -543,10 +520,8 @@ public struct SessionMachine: Sendable {
         return effects + [.note(.displacing(displacing))]
     }
 
-    /// What a reload sends, from the phase: off air, nothing goes on air (the device may still hold
-    /// the old placements: an off phase, the kernel's instances through a power-off); on air, the
-    /// update in place when the plans allow it; otherwise (a re-arm pending or failed, yielding,
-    /// another layout) the whole new plan, which also ends a yield with a fresh budget.
+    /// What a reload sends, from the phase (`ReloadMethod`); the whole new plan while yielding also ends
+    /// the yield with a fresh budget.
     private mutating func reloadMethod(inPlace: Bool) -> ReloadMethod {
         if clock.isOff { return .offAir(removeOld: true) }
         switch phase {
@@ -559,20 +534,6 @@ public struct SessionMachine: Sendable {
         default: break
         }
         return .restart
-    }
-
-    /// What the stop sends, from the phase it ends: nothing before the start or once the device is
-    /// gone; nothing while it is down unless the kernel keeps our placements through a power-off;
-    /// nothing while yielding the single instance to its other owner (it wrote it itself); otherwise
-    /// our placements off air (and once that is done, `takenOffAir`, the instance handed back when
-    /// another owner shares it).
-    private func stopEffects(from phase: SessionPhase) -> [Effect] {
-        switch phase {
-        case .idle, .stopped, .unplugged: return []
-        case .deviceDown where !policy.placementsSurvivePowerOff: return []
-        case .yielding where instanceHasOtherOwner: return []
-        default: return [.takeOffAir]
-        }
     }
 
     /// A re-arm already pending keeps its phase (one log line for, say, a power-off's disable and
@@ -659,10 +620,10 @@ public struct SessionMachine: Sendable {
     }
 
     private mutating func rearm(_ cause: RearmCause, takeover: Bool = false, now: Int64) -> [Effect] {
+        pendingRearm = nil
+        pendingDisruption = nil
         if clock.isOff {
             // Off by the schedule: the next on phase runs the whole start plan anyway.
-            pendingRearm = nil
-            pendingDisruption = nil
             if phase == .unplugged, let c = policy.schedule.cycle {
                 // Back from an unplug in an off phase: still off by the schedule.
                 phase = offPhase(c)
@@ -678,9 +639,13 @@ public struct SessionMachine: Sendable {
             }
         }
         if isYielding { recentTakeovers = [] }
-        pendingRearm = nil
-        pendingDisruption = nil
-        let started = triggeredAt ?? now, resume = resumePosition(cause)
+        // Where the rotation resumes: with the beacon that was on air, not with beacon 1; but when that
+        // beacon was itself brought back by the previous re-arm and not swapped out since (the
+        // disruptions come faster than a dwell), with the next one. Repeated disruptions (another owner
+        // of a single instance, resets) then go round the beacons instead of keeping one on air, however
+        // slow the host is. A new on phase of `--cycle` starts at beacon 1.
+        let resume = if case .cycleOn = cause { 0 } else if rotationLength > 1, resumedWithoutSwap { (rotationIndex + 1) % rotationLength } else { rotationIndex }
+        let started = triggeredAt ?? now
         // The family on air before (a forced one), side by side again when the sets allow.
         let choice = PlanChoice(family: rules.forced ?? placedFamily ?? rules.families.first ?? .legacy, rotate: rules.rotates)
         attempt = (.rearm(cause, started: started, resume: resume), rules, choice, nil)
@@ -693,17 +658,12 @@ public struct SessionMachine: Sendable {
         let family = rules.forced ?? rules.families.first
         guard let family, rules.families.contains(family) else {
             let error = SessionError.start(rules.forced.map { .familyUnsupported($0, device: rules.device) } ?? .noLEAdvertising(device: rules.device))
-            if case .start = purpose { return fail(start: error) }
+            if case .start = purpose { startFailure = error; return [] }
             return transition(.reloadFailed(error), now: now)
         }
         let choice = PlanChoice(family: family, rotate: rules.rotates)
         attempt = (purpose, rules, choice, nil)
         return [.place(choice, after: nil)]
-    }
-
-    private mutating func fail(start error: SessionError) -> [Effect] {
-        startFailure = error
-        return []
     }
 
     /// The family and capacity rules: Command Disallowed or Unknown HCI Command switches to the other
@@ -751,21 +711,10 @@ public struct SessionMachine: Sendable {
         var withdraw: [Effect] = []
         if case .familyDisallowed = refusal { withdraw = [.withdraw(choice)] }
         switch tried.purpose {
-        case .start: return withdraw + fail(start: error)
+        case .start: startFailure = error; return withdraw
         case .reload: return withdraw + transition(.reloadFailed(error), now: now)
-        case let .rearm(cause, _, _): return withdraw + transition(.failed(cause, error, deviceDown: error.isDeviceDown), now: now)
+        case let .rearm(cause, _, _): return withdraw + transition(.failed(cause, error), now: now)
         }
-    }
-
-    /// Where a re-arm resumes the rotation: with the beacon that was on air, not with beacon 1; but
-    /// when that beacon was itself brought back by the previous re-arm and not swapped out since (the
-    /// disruptions come faster than a dwell), with the next one. Repeated disruptions (another owner
-    /// of a single instance, resets) then go round the beacons instead of keeping one on air, however
-    /// slow the host is. A new on phase of `--cycle` starts at beacon 1.
-    private func resumePosition(_ cause: RearmCause) -> Int {
-        if case .cycleOn = cause { return 0 }
-        guard rotationLength > 1 else { return rotationIndex }
-        return resumedWithoutSwap ? (rotationIndex + 1) % rotationLength : rotationIndex
     }
 
     /// The fight budget is spent: no re-arm until the other owner is quiet (or SIGHUP, or device up).

@@ -1,16 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
-/// The sharing mode (`--share`) under the one `SessionLoop`: our beacons are kernel advertising
-/// instances. The observer hands the control channel's MGMT events (Advertising Removed, Index
-/// Removed/Added, New Settings) to the `SharedAdvertisingSession`, which carries out the machine's
-/// effects with SharePlan (add, remove, re-add); the same channel delivers the signals and sees the
-/// device return.
+/// The sharing mode (`--share`) under the one `SessionLoop`: the control channel's MGMT events to the
+/// `SharedAdvertisingSession`; the same channel delivers the signals and sees the device return.
 final class MGMTObserver: SessionObserver {
     let opened: OpenedDevice
     let shared: SharedAdvertisingSession
     let channel: MGMTChannel
-    let runner: MGMTCommandRunner
     let family: AdvertisingFamily
     let ctx: ToolContext
     let verbose: Bool
@@ -19,8 +15,7 @@ final class MGMTObserver: SessionObserver {
     /// where the kernel already has instances (Read Advertising Features).
     static func decide(_ s: Settings, family: AdvertisingFamily, _ opened: OpenedDevice, _ caps: ControllerCapabilities,
                        _ ctx: ToolContext) throws(CLIError) -> Bool {
-        guard s.share != .never else { return false }
-        if s.share == .always { return true }
+        guard s.share == .auto else { return s.share == .always }
         let single = singleInstance(family: family, caps)
         guard single else { return false }
         switch KernelAdvertising.read(opened.host, index: opened.info.id, timeout: s.timeoutMilliseconds, verbose: false, ctx) {
@@ -54,7 +49,7 @@ final class MGMTObserver: SessionObserver {
         opened.channel.close()
         self.opened = opened
         self.ctx = ctx
-        runner = MGMTCommandRunner(channel: channel, timeoutMilliseconds: s.timeoutMilliseconds, now: ctx.monotonicMilliseconds)
+        let runner = MGMTCommandRunner(channel: channel, timeoutMilliseconds: s.timeoutMilliseconds, now: ctx.monotonicMilliseconds)
         if verbose { runner.trace = { [ctx] in ctx.log(.debug, $0) } }
         shared = SharedAdvertisingSession(beacons: s.beacons.map(s.advertisement), index: opened.info.id, device: opened.name,
                                           dwellMilliseconds: s.rotationMilliseconds, method: s.shareCommands, runner: runner, now: ctx.monotonicMilliseconds,
@@ -84,7 +79,7 @@ final class MGMTObserver: SessionObserver {
     var device: String { opened.name }
     var address: String { opened.info.address }
 
-    func takePendingSignal() -> Int32? { runner.takePendingSignal() }
+    func takePendingSignal() -> Int32? { shared.runner.takePendingSignal() }
 
     func receive(timeoutMilliseconds: Int) throws(CLIError) -> SessionWake {
         let received: MGMTReceive
@@ -118,7 +113,7 @@ final class MGMTObserver: SessionObserver {
         if let refused = ShareOptions.refusal(new, mode: new.share) { throw refused }
         let r: ReloadSummary
         do { r = try shared.reload(new.beacons.map(new.advertisement), dwellMilliseconds: new.rotationMilliseconds) } catch { throw CLIError(error, device: opened.name) }
-        runner.timeoutMilliseconds = new.timeoutMilliseconds
+        shared.runner.timeoutMilliseconds = new.timeoutMilliseconds
         return SessionReload(summary: r, detail: " (kernel instances " + shared.plan.instances.map(String.init).joined(separator: ", ") + ")")
     }
 

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import BeaconKit
 
-/// Raw HCI under the one `SessionLoop`: the observer hands the raw socket's events and other
-/// programs' commands to the `AdvertisingSession` (whose `RawHCIActuator` carries out the machine's
-/// effects with KioskPlan); an unplugged controller is waited for on the host and a new runner
-/// attached.
+/// Raw HCI under the one `SessionLoop`: raw socket packets to the `AdvertisingSession`; an unplugged
+/// controller is waited for on the host and a new runner attached.
 final class RawHCIObserver: SessionObserver {
     private(set) var opened: OpenedDevice
     let kiosk: AdvertisingSession
@@ -28,11 +26,12 @@ final class RawHCIObserver: SessionObserver {
     func receive(timeoutMilliseconds: Int) throws(CLIError) -> SessionWake {
         let received: HCIReceive
         do { received = try opened.runner.receive(timeoutMilliseconds: timeoutMilliseconds) } catch {
-            guard deviceIsRegistered else {
-                kiosk.handle(.event(StackInternalDeviceEvent(kind: .unregistered, deviceID: opened.info.id).event))
-                return .packet
+            // Still registered under its index with its address (or the list unreadable): the receive failed.
+            guard let list = try? opened.host.devices(), !list.contains(where: { $0.id == opened.info.id && $0.address == opened.info.address }) else {
+                throw CLIError(.unavailable, "\(CLIError(error).message); nothing is on air any more")
             }
-            throw CLIError(.unavailable, "\(CLIError(error).message); nothing is on air any more")
+            kiosk.handle(.event(StackInternalDeviceEvent(kind: .unregistered, deviceID: opened.info.id).event))
+            return .packet
         }
         switch received {
         case let .signal(n): return .signal(n)
@@ -49,11 +48,10 @@ final class RawHCIObserver: SessionObserver {
     /// Its sets, or the rotation with its turn, from the plan on air (none before the first start).
     func snapshot(_ s: Settings) -> OnAirSnapshot {
         let plan = kiosk.plan
-        let placement: BeaconOnAir.Placement
-        switch plan?.layout {
-        case let .sets(handles)?: placement = .sets(handles)
-        case .rotation?: placement = .rotation(turn: kiosk.machine.rotationIndex)
-        case nil: placement = .sets([])
+        let placement: BeaconOnAir.Placement = switch plan?.layout {
+        case let .sets(handles)?: .sets(handles)
+        case .rotation?: .rotation(turn: kiosk.machine.rotationIndex)
+        case nil: .sets([])
         }
         var snapshot = OnAirSnapshot(kiosk.machine, family: plan?.family, placement: placement, numbers: plan?.handles ?? [], shared: false,
                                      beacons: s.beacons)
@@ -66,7 +64,7 @@ final class RawHCIObserver: SessionObserver {
         do {
             let summary = try kiosk.reload(new.kiosk)
             opened.runner.timeoutMilliseconds = new.timeoutMilliseconds
-            try? opened.channel.setEventFilter(RawHCIActuator.inputFilter(for: new.kiosk).events)
+            try? opened.channel.setEventFilter(RawHCIActuator.inputFilter(for: new.kiosk))
             return SessionReload(summary: summary, detail: summary.restarted ? " (all restarted: the layout changed)" : "")
         } catch {
             if case let .plan(p) = error { throw new.planError(p) }
@@ -83,16 +81,9 @@ final class RawHCIObserver: SessionObserver {
     /// What the session needs to hear on `channel`: its events, and other programs' commands.
     static func watch(_ channel: HCIChannel, _ s: Settings) throws(CLIError) {
         do {
-            let filter = RawHCIActuator.inputFilter(for: s.kiosk)
-            try channel.setEventFilter(filter.events)
-            try channel.observeCommands(filter.observesCommands)
+            try channel.setEventFilter(RawHCIActuator.inputFilter(for: s.kiosk))
+            try channel.observeCommands(true)
         } catch { throw CLIError(error) }
-    }
-
-    /// Whether our controller is still registered under its index with its address.
-    var deviceIsRegistered: Bool {
-        guard let list = try? opened.host.devices() else { return true }
-        return list.contains { $0.id == opened.info.id && $0.address == opened.info.address }
     }
 
     /// The controller was unregistered (a USB unplug, a UART hang-up): waits for it to be registered

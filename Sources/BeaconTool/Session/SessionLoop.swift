@@ -2,11 +2,8 @@
 import BeaconKit
 
 /// The foreground session of `start`, both modes: one blocking wait for packets, signals, the
-/// machine's next deadline, the watchdog's next beat and the unplug deadline. It owns SIGHUP
-/// (reload), SIGTERM/SIGINT (stop), `--duration`/`--cycle` (the machine's schedule ending), STATUS
-/// and the state file on every change, `WATCHDOG=1` while the machine is healthy, `--metrics`, the
-/// Ctrl-C note and `--device-timeout` for an unplugged controller. An idle kiosk with one beacon
-/// sets no timer (it wakes only for packets and signals).
+/// machine's next deadline, the watchdog's next beat and the unplug deadline. An idle kiosk with one
+/// beacon sets no timer (it wakes only for packets and signals).
 final class SessionLoop {
     let observer: SessionObserver
     private(set) var settings: Settings
@@ -42,17 +39,7 @@ final class SessionLoop {
     /// The first report (state file, READY=1, metrics), the change callback, the Ctrl-C note.
     func begin() {
         metrics = KioskMetricsFile.make(settings.metrics, device: observer.device, ctx)
-        observer.session.onPhaseChange = { [unowned self] phase in
-            // The phase's sentence is rendered here, at the edge: a wait is a warning, the cycle's off phase a note.
-            let snapshot = observer.snapshot(settings)
-            if snapshot.onAir {
-                service.onAir(snapshot)
-            } else if let why = phase.text(device: observer.device) {
-                if phase.isWaiting { ctx.warn(why) } else { ctx.note(why) }
-                service.offAir(why)
-            }
-            metrics?.update(snapshot)
-        }
+        observer.session.onPhaseChange = { [unowned self] phase in publish(offAir: phase.text(device: observer.device), noting: phase) }
         publish()
         watchdog = service.watchdog
         if !ctx.service.isSupervised {
@@ -61,14 +48,19 @@ final class SessionLoop {
     }
 
     /// One snapshot to the state file and `STATUS=` (on air; otherwise `offAir`'s text, if any) and
-    /// to the metrics.
-    private func publish(offAir why: String? = nil) {
+    /// to the metrics. `noting`: the phase change whose sentence is also logged, rendered here at the
+    /// edge: a wait is a warning, the cycle's off phase a note.
+    private func publish(offAir why: String? = nil, noting phase: SessionPhase? = nil) {
         let snapshot = observer.snapshot(settings)
-        if snapshot.onAir { service.onAir(snapshot) } else if let why { service.offAir(why) }
+        if snapshot.onAir {
+            service.onAir(snapshot)
+        } else if let why {
+            if let phase { if phase.isWaiting { ctx.warn(why) } else { ctx.note(why) } }
+            service.offAir(why)
+        }
         metrics?.update(snapshot)
     }
 
-    /// The metrics file's final state; the callback let go.
     func end() {
         metrics?.ended()
         observer.session.onPhaseChange = nil
@@ -158,42 +150,34 @@ final class SessionLoop {
         return "\(what): \(changed.count == 1 ? "this key takes" : "these keys take") effect only at a start (restart the session: systemctl restart, or start again)"
     }
 
-    /// `metrics` changed: the old file goes (a textfile collector no longer reads a session that
-    /// moved away), the new one is written from the session as it is.
-    private func moveMetrics(to path: FilePath?) {
-        metrics?.remove()
-        metrics = KioskMetricsFile.make(path, device: observer.device, ctx)
-        metrics?.update(observer.snapshot(settings))
-    }
-
     /// SIGHUP: re-read the file (flags still override it). A bad file, or one the mode refuses, is
     /// logged and the old beacons stay.
     private func reload(_ path: String) -> Bool {
-        let new: Settings
-        do { new = try StartCommand.settings(from: arguments, ctx) } catch {
-            ctx.log(.error, "beacon-tx: reload: \(error.message); the previous beacons stay on air")
+        func refused(_ why: String) -> Bool {
+            ctx.log(.error, "beacon-tx: reload: \(why); the previous beacons stay on air")
             return false
         }
+        let new: Settings
+        do { new = try StartCommand.settings(from: arguments, ctx) } catch { return refused(error.message) }
         guard !new.beacons.isEmpty else {
             ctx.warn("reload: \(path) lists no beacon; the previous beacons stay on air")
             return false
         }
-        if let refusal = Self.reloadRefusal(old: settings, new: new) {
-            ctx.log(.error, "beacon-tx: reload: \(refusal); the previous beacons stay on air")
-            return false
+        if let refusal = Self.reloadRefusal(old: settings, new: new) { return refused(refusal) }
+        let r: SessionReload
+        do { r = try observer.reload(new) } catch { return refused(error.message) }
+        let moved = new.metrics != settings.metrics
+        settings = new
+        observer.session.policy.unplugWaitMilliseconds = Int64(new.deviceTimeoutSeconds) * 1000
+        if moved {
+            // The old file goes (a textfile collector no longer reads a session that moved away), the
+            // new one is written from the session as it is.
+            metrics?.remove()
+            metrics = KioskMetricsFile.make(new.metrics, device: observer.device, ctx)
+            metrics?.update(observer.snapshot(settings))
         }
-        do {
-            let r = try observer.reload(new)
-            let moved = new.metrics != settings.metrics
-            settings = new
-            observer.session.policy.unplugWaitMilliseconds = Int64(new.deviceTimeoutSeconds) * 1000
-            if moved { moveMetrics(to: new.metrics) }
-            let c = r.summary
-            ctx.note("reloaded \(path): \(c.unchanged) unchanged, \(c.updated) updated, \(c.added) added, \(c.removed) removed" + r.detail)
-            return true
-        } catch {
-            ctx.log(.error, "beacon-tx: reload: \(error.message); the previous beacons stay on air")
-            return false
-        }
+        let c = r.summary
+        ctx.note("reloaded \(path): \(c.unchanged) unchanged, \(c.updated) updated, \(c.added) added, \(c.removed) removed" + r.detail)
+        return true
     }
 }

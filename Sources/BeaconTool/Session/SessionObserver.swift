@@ -6,9 +6,7 @@ protocol LoopSession: AnyObject {
     var machine: SessionMachine { get }
     /// The machine's knobs (the loop sets the unplug wait from `--device-timeout`).
     var policy: SessionMachine.Policy { get set }
-    /// Called on every phase change and re-arm, once the session's effects are done.
     var onPhaseChange: ((SessionPhase) -> Void)? { get set }
-    /// The machine's deadline passed.
     func timerExpired()
 }
 
@@ -16,8 +14,6 @@ extension Session: LoopSession {}
 
 /// What the one session loop needs of a mode beside its session: the observer on its socket (each
 /// packet becomes one input of the session), and the edge of its reload, stop and device return.
-/// Raw HCI: `RawHCIObserver` (`AdvertisingSession`, KioskPlan); the sharing mode: `MGMTObserver`
-/// (`SharedAdvertisingSession`, SharePlan).
 protocol SessionObserver: AnyObject {
     var session: LoopSession { get }
     var device: String { get }
