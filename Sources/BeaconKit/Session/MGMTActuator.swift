@@ -28,7 +28,6 @@ public final class MGMTActuator: SessionActuator {
     private var orphans: [UInt8] = []
     /// The beacons a reload prepared, until the machine's `Effect.reload` (which chooses their instances).
     private var pendingReload: (beacons: [BeaconAdvertisement], dwellMilliseconds: Int)?
-    private var kept: [MGMTEvent] = []
     /// The kernel's last answer to Read Advertising Features (its instances and their limit).
     private var lastFeatures: MGMTAdvertisingFeatures?
 
@@ -167,7 +166,7 @@ public final class MGMTActuator: SessionActuator {
     }
 
     /// One MGMT event as the machine's input; nil for anything else.
-    func input(for event: MGMTEvent, _ session: SharedAdvertisingSession) -> SessionMachine.Input? {
+    public func input(for event: MGMTEvent, _ session: SharedAdvertisingSession) -> SessionMachine.Input? {
         guard event.index == plan.index, let kind = try? event.decoded() else { return nil }
         switch kind {
         case let .advertisingRemoved(instance) where plan.instances.contains(instance):
@@ -186,13 +185,7 @@ public final class MGMTActuator: SessionActuator {
         }
     }
 
-    public func keptInputs(_ session: SharedAdvertisingSession) -> [SessionMachine.Input] {
-        kept += runner.takeUnrelated()
-        while !kept.isEmpty {
-            if let input = input(for: kept.removeFirst(), session) { return [input] }
-        }
-        return []
-    }
+    public func takeKept() -> [MGMTEvent] { runner.takeUnrelated() }
 
     /// The new beacons (the TLM's counts kept); their instances are chosen when the machine says how
     /// the reload is carried out. Returns what changed.
@@ -257,11 +250,6 @@ extension Session where Mode == MGMTActuator {
         policy.retryMilliseconds = MGMTActuator.retryMilliseconds
         policy.placementsSurvivePowerOff = true   // the kernel keeps instances without a timeout
         policy.telemetryMilliseconds = beacons.contains { $0.frame.kind == .eddystoneTLM } ? MGMTActuator.telemetryMilliseconds : nil
-    }
-
-    /// One MGMT event from the control channel, as one input.
-    public func handle(_ event: MGMTEvent) {
-        send(mode.input(for: event, self))
     }
 
     /// New beacons (`prepareReload`, `reload`); the machine decides when they go on air.

@@ -40,8 +40,6 @@ public final class RawHCIActuator: SessionActuator {
     /// The random static address the beacons advertise from when the controller has no public
     /// address; fixed for the session, so a reload keeps it (`KioskConfiguration.ownRandomAddress`).
     public var ownRandomAddress: [UInt8]? { configuration.ownRandomAddress }
-    /// Packets the runner kept while it waited for our own answers, not yet turned into inputs.
-    private var kept: [ObservedPacket] = []
     private var cycleHandBackNoted = false
     /// The reload being carried out: its configuration, plan and update in place (worked out once),
     /// from `reload` until the machine's `Effect.reload`.
@@ -285,27 +283,19 @@ public final class RawHCIActuator: SessionActuator {
     // MARK: the observer
 
     /// The packet as the machine's input; nil for anything else.
-    func input(for packet: ObservedPacket, _ machine: SessionMachine) -> SessionMachine.Input? {
+    public func input(for packet: ObservedPacket, _ session: AdvertisingSession) -> SessionMachine.Input? {
         switch packet {
-        case let .observedCommand(command): return input(for: command, machine)
+        case let .observedCommand(command): return input(for: command, session.machine)
         case let .event(event): return input(for: event)
         }
     }
 
-    public func keptInputs(_ session: AdvertisingSession) -> [SessionMachine.Input] {
-        kept += runner.takeUnrelatedInputs()
-        while !kept.isEmpty {
-            // One at a time: each is read against the state the previous one left.
-            if let input = input(for: kept.removeFirst(), session.machine) { return [input] }
-        }
-        return []
-    }
+    public func takeKept() -> [ObservedPacket] { runner.takeUnrelatedInputs() }
 
     func attach(_ runner: HCICommandRunner, caps: ControllerCapabilities, deviceID: UInt16) {
         self.runner = runner
         self.caps = caps
         self.deviceID = deviceID
-        kept = []
     }
 
     private func input(for event: HCIEvent) -> SessionMachine.Input? {
@@ -410,15 +400,10 @@ extension Session where Mode == RawHCIActuator {
         policy.telemetryMilliseconds = configuration.hasTelemetry ? RawHCIActuator.telemetryMilliseconds : nil
     }
 
-    /// One packet from the pump, as one input. Never throws: what goes wrong is logged and retried.
-    public func handle(_ packet: ObservedPacket) {
-        guard machine.phase != .stopped, machine.phase != .idle else { return }
-        send(mode.input(for: packet, machine))
-    }
-
     /// A new runner after the device came back (unregistered, then registered again).
     public func attach(_ runner: HCICommandRunner, caps: ControllerCapabilities, deviceID: UInt16) {
         mode.attach(runner, caps: caps, deviceID: deviceID)
+        dropKept()
         send(.deviceBack)
     }
 

@@ -3,13 +3,17 @@
 /// came of each as the machine's next inputs. It decides nothing that the machine decides. Raw HCI: `RawHCIActuator` (KioskPlan on the raw socket); the
 /// sharing mode: `MGMTActuator` (SharePlan through MGMT).
 public protocol SessionActuator: AnyObject {
+    /// What the mode's observer hears (raw HCI: a packet; the sharing mode: an MGMT event).
+    associatedtype Packet
     /// Gets ready to start (what the start must read first) and says what plans can be chosen from.
     func prepareStart(_ session: Session<Self>) throws(SessionError) -> PlanRules
     /// Carries out one effect; its outcome as inputs (none when the machine needs no answer).
     func perform(_ effect: SessionMachine.Effect, _ session: Session<Self>) -> [SessionMachine.Input]
+    /// The packet as the machine's one input; nil when it is none.
+    func input(for packet: Packet, _ session: Session<Self>) -> SessionMachine.Input?
     /// What the mode's runner kept while it waited for its own answers (other programs' commands,
-    /// device events), as inputs in arrival order; empty when nothing was kept.
-    func keptInputs(_ session: Session<Self>) -> [SessionMachine.Input]
+    /// device events), in arrival order.
+    func takeKept() -> [Packet]
 }
 
 /// The advertising session of either mode: the one owner of the machine, its input queue, the
@@ -38,6 +42,7 @@ public final class Session<Mode: SessionActuator> {
 
     private var pending: [SessionMachine.Input] = []
     private var draining = false
+    private var kept: [Mode.Packet] = []
 
     public init(_ mode: Mode, now: @escaping () -> Int64, log: @escaping (SessionNote) -> Void) {
         self.mode = mode
@@ -68,11 +73,22 @@ public final class Session<Mode: SessionActuator> {
             if machine.phase != before.0 || machine.rearmCount != before.1 { onPhaseChange?(machine.phase) }
             // What the runner kept while the effects waited, bounded (a flood must not hold the loop).
             guard round < 64, machine.phase != .stopped else { break }
-            pending += mode.keptInputs(self)   // (after anything the callback sent)
+            kept += mode.takeKept()   // (after anything the callback sent)
+            // One at a time: each is read against the state the previous one left.
+            while pending.isEmpty, !kept.isEmpty { if let input = mode.input(for: kept.removeFirst(), self) { pending.append(input) } }
             guard !pending.isEmpty else { break }
         }
         pending = []
     }
+
+    /// One packet from the mode's observer, as one input (none before the start or after the stop).
+    public func handle(_ packet: Mode.Packet) {
+        guard machine.phase != .stopped, machine.phase != .idle else { return }
+        send(mode.input(for: packet, self))
+    }
+
+    /// A new runner: what the old one kept is gone with it.
+    func dropKept() { kept = [] }
 
     /// Puts every beacon on air (the machine chooses the plans); throws, with nothing left on air,
     /// when it cannot.
