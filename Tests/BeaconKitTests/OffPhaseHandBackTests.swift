@@ -30,12 +30,12 @@ import Testing
     @Test func theMachineHandsTheInstanceBackOnlyWhenItHasAnotherOwner() {
         var alone = SessionMachine()
         alone.policy.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 1000, offMilliseconds: 1000, count: nil))
-        _ = alone.step(.started, now: 0)
+        alone.startPlaced(now: 0)
         #expect(alone.step(.timer, now: 1000) == [.disableForCycle])
         var shared = SessionMachine()
         shared.policy.schedule = alone.policy.schedule
         _ = shared.step(.otherOwnerOfInstance(displacing: nil), now: 0)
-        _ = shared.step(.started, now: 0)
+        shared.startPlaced(now: 0)
         #expect(shared.step(.timer, now: 1000) == [.disableForCycle, .handBackInstance(stopping: false)])
         // The on phase re-arms with the whole start plan (ours again).
         #expect(shared.step(.timer, now: 2000) == [.rearm(.cycleOn(milliseconds: 1000), started: 2000, resume: 0)])
@@ -107,13 +107,13 @@ import Testing
     @Test func anOwnerLearntInTheOffPhaseGetsTheInstanceBackAtOnce() {
         var m = SessionMachine()
         m.policy.schedule = AdvertisingSchedule(cycle: .init(onMilliseconds: 1000, offMilliseconds: 1000, count: nil))
-        _ = m.step(.started, now: 0)
+        m.startPlaced(now: 0)
         #expect(m.step(.timer, now: 1000) == [.disableForCycle])
         #expect(m.step(.otherOwnerOfInstance(displacing: .anotherOwner), now: 1100) == [.handBackInstance(stopping: false), .note(.displacing(.anotherOwner))])
         #expect(m.step(.otherOwnerOfInstance(displacing: .anotherOwner), now: 1200) == [], "handed back once")
         // Learnt on air, it waits for the off phase (which hands back by itself).
         var onAir = SessionMachine()
-        _ = onAir.step(.started, now: 0)
+        onAir.startPlaced(now: 0)
         #expect(onAir.step(.otherOwnerOfInstance(displacing: nil), now: 10) == [])
     }
 

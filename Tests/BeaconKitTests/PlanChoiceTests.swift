@@ -105,3 +105,11 @@ import Testing
         #expect(m.step(.placed, now: 22) == [] && m.rules == new && m.placedFamily == .legacy && m.phase == .onAir)
     }
 }
+
+extension SessionMachine {
+    /// A start whose first plan went on air, without an actuator.
+    mutating func startPlaced(now: Int64) {
+        _ = step(.startRequested(PlanRules()), now: now)
+        _ = step(.placed, now: now)
+    }
+}

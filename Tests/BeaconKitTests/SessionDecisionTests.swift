@@ -13,7 +13,7 @@ import Testing
         var m = SessionMachine()
         m.policy.schedule = AdvertisingSchedule(cycle: cycle)
         _ = m.step(.planAdopted(rotationLength: 0, dwellMilliseconds: 0), now: 0)
-        _ = m.step(.started, now: 0)
+        m.startPlaced(now: 0)
         return m
     }
 
@@ -21,7 +21,7 @@ import Testing
         var m = onAir()
         #expect(m.step(.reloadRequested(inPlace: true), now: 10) == [.reload(.inPlace)])
         #expect(m.step(.reloadRequested(inPlace: false), now: 10) == [.reload(.restart)], "another family or layout")
-        _ = m.step(.placementChanged(.commandSeen(.reset, disruption: .reset, advertising: false)), now: 20)
+        _ = m.step(.commandSeen(.reset, disruption: .reset, advertising: false), now: 20)
         #expect(m.step(.reloadRequested(inPlace: true), now: 30) == [.reload(.restart)], "not on air as the old plan has it")
         var pending = onAir()
         _ = pending.step(.hardwareError(code: 1), now: 5)
@@ -69,8 +69,8 @@ import Testing
         var m = onAir()
         m.policy.fightBudget = FightBudget(takeovers: 1, windowMilliseconds: 60_000, quietMilliseconds: 30_000)
         for t: Int64 in [100, 2000] {
-            _ = m.step(.placementChanged(.commandSeen(.leSetAdvertisingData, disruption: .wrote(.leSetAdvertisingData, set: nil), advertising: true)), now: t)
-            _ = m.step(.placementChanged(.commandCompleted(.leSetAdvertisingData)), now: t)
+            _ = m.step(.commandSeen(.leSetAdvertisingData, disruption: .wrote(.leSetAdvertisingData, set: nil), advertising: true), now: t)
+            _ = m.step(.commandCompleted(.leSetAdvertisingData), now: t)
             let effects = m.step(.timer, now: t + m.policy.settleMilliseconds)
             if case .rearm(let cause, let started, _, _, _) = effects.first { _ = m.step(.rearmed(cause, started: started, rotationIndex: 0), now: t + 300) }
         }

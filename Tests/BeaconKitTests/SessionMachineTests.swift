@@ -9,16 +9,16 @@ import Testing
         var m = SessionMachine()
         m.policy.schedule = AdvertisingSchedule(cycle: cycle)
         _ = m.step(.planAdopted(rotationLength: rotation, dwellMilliseconds: 1000), now: 0)
-        _ = m.step(.started, now: 0)
+        m.startPlaced(now: 0)
         return m
     }
 
     @Test func aForeignDisableIsReArmedOnceItCompletedAndSettled() {
         var m = onAir()
-        #expect(m.step(.placementChanged(.commandSeen(.leSetAdvertisingEnable, disruption: .disabledLegacy, advertising: true)), now: 100) == [])
+        #expect(m.step(.commandSeen(.leSetAdvertisingEnable, disruption: .disabledLegacy, advertising: true), now: 100) == [])
         #expect(m.phase == .disrupted(.disabledLegacy))
         #expect(m.nextDeadline == 100 + 4 * m.policy.settleMilliseconds, "re-armed even if the completion is lost")
-        #expect(m.step(.placementChanged(.commandCompleted(.leSetAdvertisingEnable)), now: 110) == [])
+        #expect(m.step(.commandCompleted(.leSetAdvertisingEnable), now: 110) == [])
         #expect(m.nextDeadline == 110 + m.policy.settleMilliseconds)
         #expect(m.step(.timer, now: 359) == [], "not before the settle time")
         #expect(m.step(.timer, now: 360) == [.rearm(.disruption(.disabledLegacy), started: 100, resume: 0)])
@@ -49,8 +49,8 @@ import Testing
 
     @Test func aForeignEnableOfTheInstanceIsOneInput() {
         var m = onAir()
-        let enable = SessionMachine.Input.placementChanged(.commandSeen(.leSetAdvertisingEnable, disruption: .disabledLegacy, advertising: true,
-                                                                         instanceWrite: .enables))
+        let enable = SessionMachine.Input.commandSeen(.leSetAdvertisingEnable, disruption: .disabledLegacy, advertising: true,
+                                                                         instanceWrite: .enables)
         #expect(m.step(enable, now: 100) == [.note(.displacing(.anotherOwner))])
         #expect(m.instanceHasOtherOwner && m.phase == .disrupted(.disabledLegacy))
         #expect(m.step(enable, now: 200) == [], "noted once")
@@ -63,7 +63,7 @@ import Testing
     @Test func aCommandThatLeavesOurPlacementsAloneChangesNothing() {
         var m = onAir()
         let before = m.nextDeadline
-        #expect(m.step(.placementChanged(.commandSeen(.leSetExtendedAdvertisingData, disruption: nil, advertising: true)), now: 100) == [])
+        #expect(m.step(.commandSeen(.leSetExtendedAdvertisingData, disruption: nil, advertising: true), now: 100) == [])
         #expect(m.phase == .onAir)
         #expect(m.nextDeadline == before)
     }
@@ -73,8 +73,8 @@ import Testing
         #expect(m.step(.timer, now: 1000) == [.rotate(to: 1)])
         _ = m.step(.rotated(to: 1), now: 1003)
         #expect(m.nextDeadline == 2000, "the cadence is kept: one dwell after the scheduled swap")
-        _ = m.step(.placementChanged(.commandSeen(.reset, disruption: .reset, advertising: false)), now: 1500)
-        _ = m.step(.placementChanged(.commandCompleted(.reset)), now: 1501)
+        _ = m.step(.commandSeen(.reset, disruption: .reset, advertising: false), now: 1500)
+        _ = m.step(.commandCompleted(.reset), now: 1501)
         #expect(m.step(.timer, now: 1751) == [.rearm(.disruption(.reset), started: 1500, resume: 1)],
                 "the beacon that was on air comes back first")
     }
@@ -85,7 +85,7 @@ import Testing
         let off = SessionPhase.offPhase(.init(offMilliseconds: 600_000, pair: 1, count: nil))
         #expect(m.phase == off)
         for input: SessionMachine.Input in [.poweredOff, .poweredOn, .hardwareError(code: 1),
-                                            .placementChanged(.commandSeen(.reset, disruption: .reset, advertising: false)), .placementChanged(.commandCompleted(.reset))] {
+                                            .commandSeen(.reset, disruption: .reset, advertising: false), .commandCompleted(.reset)] {
             #expect(m.step(input, now: 3000) == [], "\(input)")
             #expect(m.phase == off, "\(input)")
             #expect(m.isHealthy, "the watchdog keeps being fed: \(input)")
@@ -152,7 +152,7 @@ import Testing
         #expect(m.phase == .deviceDown)
         #expect(m.nextDeadline == nil, "nothing is sent until the kernel reports it up")
         #expect(m.isHealthy, "an administrator's power off is waited out, not a hang: the watchdog keeps being fed")
-        #expect(m.step(.placementChanged(.commandSeen(.reset, disruption: .reset, advertising: false)), now: 200) == [], "nothing of ours is on air to disrupt")
+        #expect(m.step(.commandSeen(.reset, disruption: .reset, advertising: false), now: 200) == [], "nothing of ours is on air to disrupt")
         #expect(m.step(.poweredOn, now: 300) == [.rearm(.deviceUp, started: 300, resume: 0)])
         _ = m.step(.failed(.deviceUp, .command(.transport(.deviceDown(call: "write", device: "hci0")))), now: 301)
         #expect(m.phase == .deviceDown)
@@ -168,8 +168,8 @@ import Testing
         var resumed: [Int] = []
         var t: Int64 = 100
         for _ in 0..<6 {
-            _ = m.step(.placementChanged(.commandSeen(.reset, disruption: .reset, advertising: false)), now: t)
-            _ = m.step(.placementChanged(.commandCompleted(.reset)), now: t)
+            _ = m.step(.commandSeen(.reset, disruption: .reset, advertising: false), now: t)
+            _ = m.step(.commandCompleted(.reset), now: t)
             let effects = m.step(.timer, now: t + m.policy.settleMilliseconds)
             guard case let .rearm(_, _, resume, _, _)? = effects.first else { Issue.record("no re-arm: \(effects)"); return }
             resumed.append(resume)
@@ -183,8 +183,8 @@ import Testing
         t = try #require(m.nextDeadline)
         #expect(m.step(.timer, now: t) == [.rotate(to: 0)])
         _ = m.step(.rotated(to: 0), now: t)
-        _ = m.step(.placementChanged(.commandSeen(.reset, disruption: .reset, advertising: false)), now: t + 10)
-        _ = m.step(.placementChanged(.commandCompleted(.reset)), now: t + 10)
+        _ = m.step(.commandSeen(.reset, disruption: .reset, advertising: false), now: t + 10)
+        _ = m.step(.commandCompleted(.reset), now: t + 10)
         #expect(m.step(.timer, now: t + 260) == [.rearm(reset, started: t + 10, resume: 0)])
     }
 
@@ -227,8 +227,8 @@ import Testing
         var m = onAir(rotation: 0)
         m.policy.fightBudget = FightBudget(takeovers: 1, windowMilliseconds: 30_000, quietMilliseconds: 10_000)
         func takeover(at t: Int64) -> [SessionMachine.Effect] {
-            _ = m.step(.placementChanged(.commandSeen(.leSetAdvertisingData, disruption: .wrote(.leSetAdvertisingData, set: nil), advertising: true)), now: t)
-            _ = m.step(.placementChanged(.commandCompleted(.leSetAdvertisingData)), now: t)
+            _ = m.step(.commandSeen(.leSetAdvertisingData, disruption: .wrote(.leSetAdvertisingData, set: nil), advertising: true), now: t)
+            _ = m.step(.commandCompleted(.leSetAdvertisingData), now: t)
             return m.step(.timer, now: t + m.policy.settleMilliseconds)
         }
         let wrote = RearmCause.disruption(.wrote(.leSetAdvertisingData, set: nil))
@@ -237,7 +237,7 @@ import Testing
         #expect(takeover(at: 2000) == [], "the second takeover in 30 s is not fought")
         #expect(m.phase == .yielding(.init(takeovers: 2, windowMilliseconds: 30_000, quietMilliseconds: 10_000, last: wrote)))
         #expect(m.isHealthy)
-        _ = m.step(.placementChanged(.commandSeen(.leSetAdvertisingEnable, disruption: nil, advertising: true)), now: 9000)
+        _ = m.step(.commandSeen(.leSetAdvertisingEnable, disruption: nil, advertising: true), now: 9000)
         #expect(m.nextDeadline == 19_000, "each advertising command of the other owner pushes the quiet period back")
         #expect(m.step(.timer, now: 19_000) == [.rearm(.otherOwnerQuiet(milliseconds: 10_000), started: 19_000, resume: 0)])
     }

@@ -58,7 +58,7 @@ import Testing
         var m = SessionMachine()
         m.policy.telemetryMilliseconds = 1000
         _ = m.step(.planAdopted(rotationLength: 0, dwellMilliseconds: 0), now: 0)
-        _ = m.step(.started, now: 0)
+        m.startPlaced(now: 0)
         #expect(m.nextDeadline == 1000)
         #expect(m.step(.timer, now: 1000) == [.refreshTelemetry(onAirMilliseconds: 1000, uptimeMilliseconds: 1000)])
         #expect(m.nextDeadline == 2000)
@@ -71,7 +71,7 @@ import Testing
         #expect(m.step(.timer, now: 6000) == [.refreshTelemetry(onAirMilliseconds: 2500, uptimeMilliseconds: 6000)])
         #expect(m.onAirMilliseconds(at: 6500) == 3000)
         var plain = SessionMachine()
-        _ = plain.step(.started, now: 0)
+        plain.startPlaced(now: 0)
         #expect(plain.nextDeadline == nil, "no TLM beacon: no timer")
         // A reload on air that adds the first TLM starts its timer; one that drops the last stops it.
         plain.policy.telemetryMilliseconds = 1000

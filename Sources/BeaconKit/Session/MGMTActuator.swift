@@ -170,7 +170,7 @@ public final class MGMTActuator: SessionActuator {
         guard event.index == plan.index, let kind = try? event.decoded() else { return nil }
         switch kind {
         case let .advertisingRemoved(instance) where plan.instances.contains(instance):
-            return .placementChanged(.instanceRemoved(instance))
+            return .instanceRemoved(instance)
         case .indexRemoved:
             session.log(.indexRemoved)
             return .deviceGone

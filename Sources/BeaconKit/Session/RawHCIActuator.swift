@@ -313,7 +313,7 @@ public final class RawHCIActuator: SessionActuator {
             return .hardwareError(code: HardwareError(event)?.hardwareCode ?? 0)
         case .commandComplete, .commandStatus:
             guard let opcode = (try? CommandComplete(event))?.opcode ?? (try? CommandStatus(event))?.opcode else { return nil }
-            return .placementChanged(.commandCompleted(opcode))
+            return .commandCompleted(opcode)
         case .leMeta:
             guard let plan else { return nil }
             if let terminated = LEAdvertisingSetTerminated(event) {
@@ -342,9 +342,9 @@ public final class RawHCIActuator: SessionActuator {
             // Writing it is sharing it; enabling it (or not saying) is advertising on it too.
             write = LESetAdvertisingEnable(command)?.advertisingEnable != false ? .enables : .writes
         }
-        return .placementChanged(.commandSeen(command.opcode, disruption: plan.flatMap { disruption(command, $0, rotationIndex: machine.rotationIndex) },
+        return .commandSeen(command.opcode, disruption: plan.flatMap { disruption(command, $0, rotationIndex: machine.rotationIndex) },
                                               advertising: CommandTable.advertisingEffect(command.opcode).map { $0 != .reset } ?? false,
-                                              instanceWrite: write))
+                                              instanceWrite: write)
     }
 
     /// How `command` (sent by someone else) takes our advertising off air; nil when it leaves what

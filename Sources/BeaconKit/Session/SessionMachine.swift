@@ -128,12 +128,17 @@ public struct SessionMachine: Sendable {
         case placed
         /// Outcome of `Effect.place` or `.rearm`: the plan was refused, and what it sent undone.
         case planRefused(PlanChoice, PlanRefusal)
-        /// The start plan is on air.
-        case started
         /// A plan was put on air: the rotation starts at beacon 1.
         case planAdopted(rotationLength: Int, dwellMilliseconds: Int64)
-        /// Another program changed, or is about to change, what is on our placements.
-        case placementChanged(PlacementChange)
+        /// Raw HCI: another program's command was seen. `disruption` is what it does to our placements
+        /// once it completes (nil: nothing), `advertising` whether it is an advertising command at all,
+        /// `instanceWrite` whether it writes our single legacy instance too (its writer is then
+        /// another owner of the instance). One packet, one input.
+        case commandSeen(Opcode, disruption: Disruption?, advertising: Bool, instanceWrite: InstanceWrite? = nil)
+        /// Raw HCI: that command's Command Complete or Status.
+        case commandCompleted(Opcode)
+        /// The sharing mode: one of our kernel instances was removed (MGMT Advertising Removed).
+        case instanceRemoved(UInt8)
         /// The device was powered off (power off, rfkill, bluetoothd stopping; MGMT New Settings
         /// without Powered), and on again.
         case poweredOff
@@ -183,19 +188,6 @@ public struct SessionMachine: Sendable {
         case takenOffAir
         /// Outcome of `Effect.takeOffAir` or of the stop's hand-back: it failed (`stopFailure`).
         case stopFailed(SessionError)
-    }
-
-    /// What another program did to our placements.
-    public enum PlacementChange: Equatable, Sendable {
-        /// Raw HCI: another program's command was seen. `disruption` is what it does to our placements
-        /// once it completes (nil: nothing), `advertising` whether it is an advertising command at all,
-        /// `instanceWrite` whether it writes our single legacy instance too (its writer is then
-        /// another owner of the instance). One packet, one input.
-        case commandSeen(Opcode, disruption: Disruption?, advertising: Bool, instanceWrite: InstanceWrite? = nil)
-        /// Raw HCI: that command's Command Complete or Status.
-        case commandCompleted(Opcode)
-        /// The sharing mode: one of our kernel instances was removed (MGMT Advertising Removed).
-        case instanceRemoved(UInt8)
     }
 
     /// Another program's write of our single legacy instance: data or parameters (`writes`), or
@@ -290,7 +282,7 @@ public struct SessionMachine: Sendable {
     /// Nothing of ours can be on air: the device is down or gone.
     public var isDown: Bool { phase == .deviceDown || phase == .unplugged }
 
-    /// The transition function. Inputs after the stop (and before `start`, except `started`) change
+    /// The transition function. Inputs after the stop (and before `start`, except the start's) change
     /// nothing. Entering the on-air phase starts its timers and its stretch of time on air; leaving
     /// it ends them.
     public mutating func step(_ input: Input, now: Int64) -> [Effect] {
@@ -321,8 +313,8 @@ public struct SessionMachine: Sendable {
             stopFailure = error
             return []
         case (.stopped, _): return []
-        case (.idle, .startRequested), (.idle, .placed), (.idle, .planRefused), (.idle, .started), (.idle, .planAdopted),
-             (.idle, .otherOwnerOfInstance), (.idle, .stopRequested): break
+        case (.idle, .startRequested), (.idle, .placed), (.idle, .planRefused), (.idle, .planAdopted), (.idle, .otherOwnerOfInstance),
+             (.idle, .stopRequested): break
         case (.idle, _): return []
         default: break
         }
@@ -336,7 +328,12 @@ public struct SessionMachine: Sendable {
             rules = done.rules
             placedFamily = done.choice.family
             switch done.purpose {
-            case .start: return transition(.started, now: now)
+            case .start:
+                phase = .onAir
+                startedAt = now
+                clock.endAt = policy.schedule.durationMilliseconds.map { now + $0 }
+                clock.switchAt = policy.schedule.cycle.map { now + $0.onMilliseconds }
+                return []
             case .reload: return transition(.reloaded, now: now)
             case .rearm: return []   // a re-arm reports `.rearmed`
             }
@@ -344,12 +341,6 @@ public struct SessionMachine: Sendable {
             return refused(choice, refusal, now: now)
         case .oldPlanStopped:
             return place(.reload, reloadRules ?? rules, now: now)
-        case .started:
-            phase = .onAir
-            startedAt = now
-            clock.endAt = policy.schedule.durationMilliseconds.map { now + $0 }
-            clock.switchAt = policy.schedule.cycle.map { now + $0.onMilliseconds }
-            return []
         case let .planAdopted(length, dwell):
             rotationLength = length
             dwellMilliseconds = dwell
@@ -357,7 +348,7 @@ public struct SessionMachine: Sendable {
             // On air already (a reload in place): the new rotation starts now; else with the phase.
             nextRotationAt = length > 1 && phase == .onAir ? now + dwell : nil
             return []
-        case let .placementChanged(.commandSeen(opcode, disruption, advertising, instanceWrite)):
+        case let .commandSeen(opcode, disruption, advertising, instanceWrite):
             let owner = instanceWrite.map { otherOwner(displacing: $0 == .enables ? .anotherOwner : nil) } ?? []
             if isYielding {
                 // Yielded: every advertising command of the other owner pushes the quiet period back.
@@ -369,12 +360,12 @@ public struct SessionMachine: Sendable {
             // If the completion never reaches us, re-arm anyway (settled once the command completes).
             schedule(.disruption(disruption), after: policy.settleMilliseconds * 4, phase: .disrupted(disruption), takeover: opcode != .reset, now: now)
             return owner
-        case let .placementChanged(.commandCompleted(opcode)):
+        case let .commandCompleted(opcode):
             guard let pending = pendingDisruption, pending.opcode == opcode else { return [] }
             pendingDisruption = nil
             schedule(.disruption(pending.cause), after: policy.settleMilliseconds, phase: .disrupted(pending.cause), now: now)
             return []
-        case let .placementChanged(.instanceRemoved(instance)):
+        case let .instanceRemoved(instance):
             guard !clock.isOff, !isDown else { return [] }
             return rearm(.instanceRemoved(instance), now: now)
         case .poweredOff:
