@@ -343,8 +343,7 @@ public final class RawHCIActuator: SessionActuator {
             write = LESetAdvertisingEnable(command)?.advertisingEnable != false ? .enables : .writes
         }
         return .commandSeen(command.opcode, disruption: plan.flatMap { disruption(command, $0, rotationIndex: machine.rotationIndex) },
-                                              advertising: CommandTable.advertisingEffect(command.opcode).map { $0 != .reset } ?? false,
-                                              instanceWrite: write)
+                            advertising: CommandTable.advertisingEffect(command.opcode).map { $0 != .reset } ?? false, instanceWrite: write)
     }
 
     /// How `command` (sent by someone else) takes our advertising off air; nil when it leaves what

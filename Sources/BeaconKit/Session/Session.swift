@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /// A mode's hands on its controller or kernel: it carries out the machine's effects and returns what
-/// came of each as the machine's next inputs. It decides nothing that the machine decides. Raw HCI: `RawHCIActuator` (KioskPlan on the raw socket); the
-/// sharing mode: `MGMTActuator` (SharePlan through MGMT).
+/// came of each as the machine's next inputs; it decides nothing. Raw HCI: `RawHCIActuator`
+/// (KioskPlan on the raw socket); the sharing mode: `MGMTActuator` (SharePlan through MGMT).
 public protocol SessionActuator: AnyObject {
     /// What the mode's observer hears (raw HCI: a packet; the sharing mode: an MGMT event).
     associatedtype Packet
