@@ -104,6 +104,17 @@ import Testing
         _ = m.step(.oldPlanStopped, now: 21)
         #expect(m.step(.placed, now: 22) == [] && m.rules == new && m.placedFamily == .legacy && m.phase == .onAir)
     }
+
+    @Test func aFamilyARestartingReloadFindsNotImplementedStaysDropped() {
+        var m = started(Self.both)
+        _ = m.step(.placed, now: 0)
+        _ = m.step(.reloadRequested(inPlace: false, rules: Self.both), now: 10)
+        #expect(m.step(.oldPlanStopped, now: 11) == [.place(Self.ext, after: nil)])
+        let refusal = PlanRefusal.familyNotImplemented(.start(.command(Self.unknown)))
+        #expect(m.step(.planRefused(Self.ext, refusal), now: 12) == [.place(Self.legacy, after: refusal)])
+        _ = m.step(.placed, now: 13)
+        #expect(m.rules.families == [.legacy] && m.placedFamily == .legacy && m.reloadFailure == nil)
+    }
 }
 
 extension SessionMachine {

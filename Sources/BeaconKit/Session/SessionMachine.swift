@@ -334,7 +334,9 @@ public struct SessionMachine: Sendable {
                 clock.endAt = policy.schedule.durationMilliseconds.map { now + $0 }
                 clock.switchAt = policy.schedule.cycle.map { now + $0.onMilliseconds }
                 return []
-            case .reload: return transition(.reloaded, now: now)
+            case .reload:
+                reloadRules = nil   // the rules it was placed by (a family it dropped stays dropped)
+                return transition(.reloaded, now: now)
             case .rearm: return []   // a re-arm reports `.rearmed`
             }
         case let .planRefused(choice, refusal):
