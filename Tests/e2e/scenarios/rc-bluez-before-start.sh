@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # e2e-controllers: rootcanal legacy-only
+# e2e-timeout: 240
 # rc-bluez-before-start (issue 23, items 1 and 3): a kernel instance (`btmgmt add-adv`) on air
 # before beacon-tx starts on the single-instance controller: beacon-tx says at start whose
 # advertising it displaces (MGMT Read Advertising Features), the receiver hears our beacon and not
