@@ -6,7 +6,9 @@
 # controller bluetoothd manages, with a kernel instance (`btmgmt add-adv 1`), a kiosk of three
 # beacons that `--share auto` makes kernel instances; then `btmgmt power off; sleep 0.5; btmgmt
 # power on` ten times, 4 s apart. After each cycle hci0 is still registered, the same process runs,
-# and every beacon of ours is heard again within the kernel's rotation (4 instances, ~5 s) plus 1 s.
+# and every beacon of ours is heard again within the kernel's rotation (4 instances, ~5 s), which
+# the receiver under two TCG guests and a build has seen take up to 12 s (beacon-tx's own note says
+# when it re-added: 0.6-0.8 s after the power on, in that run).
 # The kernel log (dmesg) and btmon -M of the whole run are kept (btmon-mgmt.txt).
 . "$(dirname "$0")/rc.inc"
 rc_bluez
@@ -30,9 +32,9 @@ for i in $(seq 10); do
   t=$EPOCHREALTIME
   _sleep 1
   _registered || { dmesg | tail -n 20; fail "cycle $i: hci0 is gone from /sys/class/bluetooth"; }
-  wait_until 6 onair_heard "$t" 1.1 1.2 1.3 || {
+  wait_until 12 onair_heard "$t" 1.1 1.2 1.3 || {
     dmesg | tail -n 20; tail -n 5 "$E2E_OUT/k.log"
-    fail "cycle $i: not every beacon heard within 6 s of power on"
+    fail "cycle $i: not every beacon heard within 12 s of power on"
   }
   d=$(awk -v a="$t" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
   echo "cycle $i: hci0 registered, every beacon heard within $d s"
