@@ -6,9 +6,10 @@
 # controller bluetoothd manages, with a kernel instance (`btmgmt add-adv 1`), a kiosk of three
 # beacons that `--share auto` makes kernel instances; then `btmgmt power off; sleep 0.5; btmgmt
 # power on` ten times, 4 s apart. After each cycle hci0 is still registered, the same process runs,
-# and every beacon of ours is heard again within the kernel's rotation (4 instances, ~5 s), which
-# the receiver under two TCG guests and a build has seen take up to 12 s (beacon-tx's own note says
-# when it re-added: 0.6-0.8 s after the power on, in that run).
+# beacon-tx re-adds its three instances (its note, one per cycle), and every beacon of ours is heard
+# again. The kernel's rotation (4 instances, ~5 s) is what the receiver waits for; under two TCG guests
+# and a build it has taken up to 16 s to hear all three, where beacon-tx had re-added them 0.3-0.8 s
+# after the power on: the receiver gets 20 s.
 # The kernel log (dmesg) and btmon -M of the whole run are kept (btmon-mgmt.txt).
 . "$(dirname "$0")/rc.inc"
 rc_bluez
@@ -32,9 +33,9 @@ for i in $(seq 10); do
   t=$EPOCHREALTIME
   _sleep 1
   _registered || { dmesg | tail -n 20; fail "cycle $i: hci0 is gone from /sys/class/bluetooth"; }
-  wait_until 12 onair_heard "$t" 1.1 1.2 1.3 || {
+  wait_until 20 onair_heard "$t" 1.1 1.2 1.3 || {
     dmesg | tail -n 20; tail -n 5 "$E2E_OUT/k.log"
-    fail "cycle $i: not every beacon heard within 12 s of power on"
+    fail "cycle $i: not every beacon heard within 20 s of power on"
   }
   d=$(awk -v a="$t" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
   echo "cycle $i: hci0 registered, every beacon heard within $d s"
@@ -43,6 +44,8 @@ for i in $(seq 10); do
   _sleep 2
 done
 echo "worst: $worst s"
+n=$(grep -c 're-added 3 instance(s) on hci0 after: hci0 up again' "$E2E_OUT/k.log")
+[ "$n" -ge 10 ] || fail "beacon-tx re-added its instances after $n of 10 power cycles"
 [ "$KIOSK_PID" = "$pid" ] || fail "a different process"
 dmesg | grep -iE 'hci0|bluetooth' | tail -n 15
 stop_bg k TERM
