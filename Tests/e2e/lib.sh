@@ -82,8 +82,11 @@ wait_until() {
   done
 }
 
+# The helpers that read a log line by line turn xtrace off inside (`local -`): under TCG a traced
+# line per log line made one poll take seconds.
 _has_line() {   # _has_line FILE PREFIX: FILE has a line starting with PREFIX
-  local l
+  local - l
+  set +x
   [ -e "$1" ] || return 1
   while IFS= read -r l; do [[ $l == "$2"* ]] && return 0; done < "$1"
   return 1
@@ -160,6 +163,8 @@ scan_start() {
 }
 _scan_ready() { _scan_started "$1" "$3" || _dead "$2"; }
 _scan_started() {   # _scan_started LOG SKIP: a "# scanning" line after the first SKIP (builtins only)
+  local -
+  set +x
   local -a lines
   local l
   mapfile -t -s "$2" lines < "$1"
@@ -261,7 +266,8 @@ btmon_text() {
 # last_adv_enable hciN: "enable" or "disable" for the last LE Set Advertising Enable
 # (0x200a) or LE Set Extended Advertising Enable (0x2039) sent to hciN, "none" if none.
 last_adv_enable() {
-  local op params v=none log
+  local - op params v=none log
+  set +x
   log=$(hci_log "$1") || fail "hci_log $1 failed"
   while read -r _ _ op params _; do
     case $op in 0x200a|0x2039) if [[ $params == 00* ]]; then v=disable; else v=enable; fi ;; esac
@@ -277,7 +283,8 @@ expect_last_adv_enable() {
 }
 
 _sent() {   # _sent hciN OPCODE [PARAMS_HEX]: was such a command sent?
-  local want_op=${2,,} want_p op params found=1 log
+  local - want_op=${2,,} want_p op params found=1 log
+  set +x
   want_p=$(_hex "${*:3}")
   # not `< <(hci_log ...)`: a failing hci_log must fail the scenario, not read as "not sent"
   log=$(hci_log "$1") || fail "hci_log $1 failed"
