@@ -38,7 +38,7 @@ import Testing
         shared.startPlaced(now: 0)
         #expect(shared.step(.timer, now: 1000) == [.disableForCycle, .handBackInstance(stopping: false)])
         // The on phase re-arms with the whole start plan (ours again).
-        #expect(shared.step(.timer, now: 2000) == [.rearm(.cycleOn(milliseconds: 1000), started: 2000, resume: 0)])
+        #expect(shared.step(.timer, now: 2000) == [.rearm(.cycleOn(milliseconds: 1000), started: 2000, resume: 0, choice: PlanChoice(family: .legacy), after: nil)])
     }
 
     /// The kernel's instances are known (Read Advertising Features) but its data was written before

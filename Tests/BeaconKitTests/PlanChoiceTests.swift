@@ -63,7 +63,7 @@ import Testing
         #expect(m.rules.families == [.legacy])
         _ = m.step(.hardwareError(code: 1), now: 10)
         #expect(m.step(.timer, now: 10 + m.policy.hardwareErrorGraceMilliseconds)
-                == [.rearm(.hardwareError(code: 1), started: 10, resume: 0, choice: Self.legacy)], "the re-arm keeps to legacy")
+                == [.rearm(.hardwareError(code: 1), started: 10, resume: 0, choice: Self.legacy, after: nil)], "the re-arm keeps to legacy")
     }
 
     @Test func memoryCapacityExceededRotatesOnOneSetUnlessThereIsOneBeacon() {
@@ -80,7 +80,7 @@ import Testing
         var m = started(Self.both)
         _ = m.step(.placed, now: 0)
         _ = m.step(.poweredOff, now: 5)
-        #expect(m.step(.poweredOn, now: 6) == [.rearm(.deviceUp, started: 6, resume: 0, choice: Self.ext)])
+        #expect(m.step(.poweredOn, now: 6) == [.rearm(.deviceUp, started: 6, resume: 0, choice: Self.ext, after: nil)])
         let refusal = PlanRefusal.familyDisallowed(.start(.command(Self.disallowed)))
         #expect(m.step(.planRefused(Self.ext, refusal), now: 7) == [.rearm(.deviceUp, started: 6, resume: 0, choice: Self.legacy, after: refusal)])
         let other = SessionError.start(.command(.transport(.busy(call: "write", device: "hci0"))))
@@ -96,7 +96,7 @@ import Testing
         #expect(m.step(.reloadRequested(inPlace: false, rules: new), now: 10) == [.reload(.restart)])
         #expect(m.step(.oldPlanStopped, now: 11) == [.place(Self.legacy, after: nil)])
         let refused = SessionError.start(.command(Self.legacyDisallowed))
-        #expect(m.step(.planRefused(Self.legacy, .failed(refused)), now: 12) == [.rearm(.reloadFailed, started: 12, resume: 0, choice: Self.ext)],
+        #expect(m.step(.planRefused(Self.legacy, .failed(refused)), now: 12) == [.rearm(.reloadFailed, started: 12, resume: 0, choice: Self.ext, after: nil)],
                 "the old beacons back, by the old rules")
         #expect(m.reloadFailure == refused && m.rules == Self.both)
         _ = m.step(.rearmed(.reloadFailed, started: 12, rotationIndex: 0), now: 13)

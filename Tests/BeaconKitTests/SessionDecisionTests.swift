@@ -57,7 +57,7 @@ import Testing
     @Test func aFailedReloadOnAirReArmsThePreviousBeaconsAtOnce() {
         var m = onAir()
         _ = m.step(.reloadRequested(inPlace: true), now: 10)
-        #expect(m.step(.reloadFailed(.command(.timeout(opcode: .leSetAdvertisingEnable, milliseconds: 2000))), now: 11) == [.rearm(.reloadFailed, started: 11, resume: 0)])
+        #expect(m.step(.reloadFailed(.command(.timeout(opcode: .leSetAdvertisingEnable, milliseconds: 2000))), now: 11) == [.rearm(.reloadFailed, started: 11, resume: 0, choice: PlanChoice(family: .legacy), after: nil)])
         var refused = onAir()
         _ = refused.step(.reloadRequested(inPlace: true), now: 10)
         #expect(refused.step(.reloadRefused(.command(.timeout(opcode: .leSetAdvertisingEnable, milliseconds: 2000))), now: 11) == [],
@@ -125,7 +125,7 @@ import Testing
         #expect(m.step(.poweredOn, now: 1) == [], "another setting changed while powered")
         _ = m.step(.deviceGone, now: 2)
         #expect(m.step(.poweredOff, now: 3) == [] && m.phase == .unplugged, "gone is gone")
-        #expect(m.step(.poweredOn, now: 4) == [.rearm(.deviceReturned, started: 4, resume: 0)], "powered while gone: back")
+        #expect(m.step(.poweredOn, now: 4) == [.rearm(.deviceReturned, started: 4, resume: 0, choice: PlanChoice(family: .legacy), after: nil)], "powered while gone: back")
         _ = m.step(.rearmed(.deviceReturned, started: 4, rotationIndex: 0), now: 5)
         #expect(m.phase == .onAir && m.step(.deviceBack, now: 6) == [], "back once")
     }
@@ -187,14 +187,14 @@ import Testing
         _ = gone.step(.deviceGone, now: 500)
         #expect(gone.step(.timer, now: 1000) == [] && gone.phase == .unplugged, "off: nothing to disable on a gone device")
         #expect(gone.step(.timer, now: 2000) == [] && gone.phase == .unplugged, "on: the return re-arms, not the clock")
-        #expect(gone.step(.deviceBack, now: 2100) == [.rearm(.deviceReturned, started: 2100, resume: 0)])
+        #expect(gone.step(.deviceBack, now: 2100) == [.rearm(.deviceReturned, started: 2100, resume: 0, choice: PlanChoice(family: .legacy), after: nil)])
 
         var down = onAir(cycle: cycle)
         _ = down.step(.poweredOff, now: 500)
         #expect(down.step(.timer, now: 1000) == [] && down.phase == .deviceDown)
         #expect(down.step(.poweredOn, now: 1500) == [])
         #expect(down.phase == .offPhase(.init(offMilliseconds: 1000, pair: 1, count: nil)), "up in the off phase: off")
-        #expect(down.step(.timer, now: 2000) == [.rearm(.cycleOn(milliseconds: 1000), started: 2000, resume: 0)])
+        #expect(down.step(.timer, now: 2000) == [.rearm(.cycleOn(milliseconds: 1000), started: 2000, resume: 0, choice: PlanChoice(family: .legacy), after: nil)])
 
         var kernel = onAir(cycle: cycle)
         kernel.policy.placementsSurvivePowerOff = true
@@ -231,6 +231,6 @@ import Testing
         #expect(m.step(.timer, now: 1000) == [.disableForCycle])
         #expect(m.step(.disconnected, now: 1500) == [] && m.connectedBeacons.isEmpty)
         #expect(m.step(.connected(.legacy), now: 1600) == [] && m.clock.isOff, "nothing of ours to connect to")
-        #expect(m.step(.timer, now: 2000) == [.rearm(.cycleOn(milliseconds: 1000), started: 2000, resume: 0)])
+        #expect(m.step(.timer, now: 2000) == [.rearm(.cycleOn(milliseconds: 1000), started: 2000, resume: 0, choice: PlanChoice(family: .legacy), after: nil)])
     }
 }

@@ -21,7 +21,7 @@ import Testing
         #expect(m.step(.commandCompleted(.leSetAdvertisingEnable), now: 110) == [])
         #expect(m.nextDeadline == 110 + m.policy.settleMilliseconds)
         #expect(m.step(.timer, now: 359) == [], "not before the settle time")
-        #expect(m.step(.timer, now: 360) == [.rearm(.disruption(.disabledLegacy), started: 100, resume: 0)])
+        #expect(m.step(.timer, now: 360) == [.rearm(.disruption(.disabledLegacy), started: 100, resume: 0, choice: PlanChoice(family: .legacy), after: nil)])
         #expect(m.step(.rearmed(.disruption(.disabledLegacy), started: 100, rotationIndex: 0), now: 380)
                 == [.note(.rearmed(.disruption(.disabledLegacy), milliseconds: 280))])
         #expect(m.phase == .onAir)
@@ -75,7 +75,7 @@ import Testing
         #expect(m.nextDeadline == 2000, "the cadence is kept: one dwell after the scheduled swap")
         _ = m.step(.commandSeen(.reset, disruption: .reset, advertising: false), now: 1500)
         _ = m.step(.commandCompleted(.reset), now: 1501)
-        #expect(m.step(.timer, now: 1751) == [.rearm(.disruption(.reset), started: 1500, resume: 1)],
+        #expect(m.step(.timer, now: 1751) == [.rearm(.disruption(.reset), started: 1500, resume: 1, choice: PlanChoice(family: .legacy), after: nil)],
                 "the beacon that was on air comes back first")
     }
 
@@ -91,7 +91,7 @@ import Testing
             #expect(m.isHealthy, "the watchdog keeps being fed: \(input)")
         }
         #expect(m.nextDeadline == 602_000, "nothing before the on phase")
-        #expect(m.step(.timer, now: 602_000) == [.rearm(.cycleOn(milliseconds: 2000), started: 602_000, resume: 0)])
+        #expect(m.step(.timer, now: 602_000) == [.rearm(.cycleOn(milliseconds: 2000), started: 602_000, resume: 0, choice: PlanChoice(family: .legacy), after: nil)])
     }
 
     @Test func theWatchdogIsFedThroughALongOffPhase() {
@@ -120,10 +120,10 @@ import Testing
     @Test func poweredWhileUnpluggedIsTheDevicesReturn() {
         var m = onAir()
         _ = m.step(.deviceGone, now: 1000)
-        #expect(m.step(.poweredOn, now: 2000) == [.rearm(.deviceReturned, started: 2000, resume: 0)])
+        #expect(m.step(.poweredOn, now: 2000) == [.rearm(.deviceReturned, started: 2000, resume: 0, choice: PlanChoice(family: .legacy), after: nil)])
         var down = onAir()
         _ = down.step(.poweredOff, now: 1000)
-        #expect(down.step(.poweredOn, now: 2000) == [.rearm(.deviceUp, started: 2000, resume: 0)])
+        #expect(down.step(.poweredOn, now: 2000) == [.rearm(.deviceUp, started: 2000, resume: 0, choice: PlanChoice(family: .legacy), after: nil)])
     }
 
     /// The unplug wait is a timer of the unplugged phase: the device's return cancels it, a second
@@ -153,7 +153,7 @@ import Testing
         #expect(m.nextDeadline == nil, "nothing is sent until the kernel reports it up")
         #expect(m.isHealthy, "an administrator's power off is waited out, not a hang: the watchdog keeps being fed")
         #expect(m.step(.commandSeen(.reset, disruption: .reset, advertising: false), now: 200) == [], "nothing of ours is on air to disrupt")
-        #expect(m.step(.poweredOn, now: 300) == [.rearm(.deviceUp, started: 300, resume: 0)])
+        #expect(m.step(.poweredOn, now: 300) == [.rearm(.deviceUp, started: 300, resume: 0, choice: PlanChoice(family: .legacy), after: nil)])
         _ = m.step(.failed(.deviceUp, .command(.transport(.deviceDown(call: "write", device: "hci0")))), now: 301)
         #expect(m.phase == .deviceDown)
         #expect(m.failedRearmCount == 0)
@@ -185,7 +185,7 @@ import Testing
         _ = m.step(.rotated(to: 0), now: t)
         _ = m.step(.commandSeen(.reset, disruption: .reset, advertising: false), now: t + 10)
         _ = m.step(.commandCompleted(.reset), now: t + 10)
-        #expect(m.step(.timer, now: t + 260) == [.rearm(reset, started: t + 10, resume: 0)])
+        #expect(m.step(.timer, now: t + 260) == [.rearm(reset, started: t + 10, resume: 0, choice: PlanChoice(family: .legacy), after: nil)])
     }
 
     @Test func aNewOnPhaseStartsTheRotationAtBeaconOne() {
@@ -193,20 +193,20 @@ import Testing
         _ = m.step(.timer, now: 1000)
         _ = m.step(.rotated(to: 1), now: 1000)
         _ = m.step(.timer, now: 1500)
-        #expect(m.step(.timer, now: 11_500) == [.rearm(.cycleOn(milliseconds: 1500), started: 11_500, resume: 0)])
+        #expect(m.step(.timer, now: 11_500) == [.rearm(.cycleOn(milliseconds: 1500), started: 11_500, resume: 0, choice: PlanChoice(family: .legacy), after: nil)])
     }
 
     @Test func aFailedReArmIsRetried() {
         var m = onAir(rotation: 0)
         _ = m.step(.hardwareError(code: 0x02), now: 0)
         #expect(m.phase == .awaitingReset(hardwareCode: 0x02))
-        #expect(m.step(.timer, now: m.policy.hardwareErrorGraceMilliseconds) == [.rearm(.hardwareError(code: 2), started: 0, resume: 0)])
+        #expect(m.step(.timer, now: m.policy.hardwareErrorGraceMilliseconds) == [.rearm(.hardwareError(code: 2), started: 0, resume: 0, choice: PlanChoice(family: .legacy), after: nil)])
         let error = SessionError.command(.commandFailed(opcode: .leSetAdvertisingEnable, status: .init(rawValue: 0x0C)))
         #expect(m.step(.failed(.hardwareError(code: 2), error), now: 3000)
                 == [.note(.rearmFailed(.hardwareError(code: 2), error, retryMilliseconds: 1000))])
         #expect(m.phase == .retrying(.hardwareError(code: 2), error))
         #expect(m.isHealthy, "a retry is due")
-        #expect(m.step(.timer, now: 4000) == [.rearm(.hardwareError(code: 2), started: 0, resume: 0)])
+        #expect(m.step(.timer, now: 4000) == [.rearm(.hardwareError(code: 2), started: 0, resume: 0, choice: PlanChoice(family: .legacy), after: nil)])
     }
 
     /// Hardware Errors in a row (raspberrypi/linux#2832; the quirk bed's rc-quirky): one that comes
@@ -232,14 +232,14 @@ import Testing
             return m.step(.timer, now: t + m.policy.settleMilliseconds)
         }
         let wrote = RearmCause.disruption(.wrote(.leSetAdvertisingData, set: nil))
-        #expect(takeover(at: 1000) == [.rearm(wrote, started: 1000, resume: 0)])
+        #expect(takeover(at: 1000) == [.rearm(wrote, started: 1000, resume: 0, choice: PlanChoice(family: .legacy), after: nil)])
         _ = m.step(.rearmed(wrote, started: 1000, rotationIndex: 0), now: 1250)
         #expect(takeover(at: 2000) == [], "the second takeover in 30 s is not fought")
         #expect(m.phase == .yielding(.init(takeovers: 2, windowMilliseconds: 30_000, quietMilliseconds: 10_000, last: wrote)))
         #expect(m.isHealthy)
         _ = m.step(.commandSeen(.leSetAdvertisingEnable, disruption: nil, advertising: true), now: 9000)
         #expect(m.nextDeadline == 19_000, "each advertising command of the other owner pushes the quiet period back")
-        #expect(m.step(.timer, now: 19_000) == [.rearm(.otherOwnerQuiet(milliseconds: 10_000), started: 19_000, resume: 0)])
+        #expect(m.step(.timer, now: 19_000) == [.rearm(.otherOwnerQuiet(milliseconds: 10_000), started: 19_000, resume: 0, choice: PlanChoice(family: .legacy), after: nil)])
     }
 
     @Test func aConnectionIsReEnabledAfterTheDisconnection() {

@@ -65,7 +65,7 @@ import Testing
         _ = m.step(.poweredOff, now: 1500)
         #expect(m.nextDeadline == nil, "down: no TLM timer")
         #expect(m.step(.timer, now: 2000) == [])
-        #expect(m.step(.poweredOn, now: 5000) == [.rearm(.deviceUp, started: 5000, resume: 0)])
+        #expect(m.step(.poweredOn, now: 5000) == [.rearm(.deviceUp, started: 5000, resume: 0, choice: PlanChoice(family: .legacy), after: nil)])
         _ = m.step(.rearmed(.deviceUp, started: 5000, rotationIndex: 0), now: 5000)
         #expect(m.nextDeadline == 6000, "a new on-air stretch: its own timer")
         #expect(m.step(.timer, now: 6000) == [.refreshTelemetry(onAirMilliseconds: 2500, uptimeMilliseconds: 6000)])

@@ -106,6 +106,11 @@ public enum Advertiser {
     /// the stop plan of that family runs, best effort. Transport errors and timeouts skip this.
     static func undo<Plan: CommandPlan>(_ plan: Plan, after error: HCIError, _ runner: HCICommandRunner) {
         guard case .commandFailed = error else { return }
+        stopBestEffort(plan, runner)
+    }
+
+    /// `plan`'s stop, every step sent whatever the one before answered.
+    static func stopBestEffort<Plan: CommandPlan>(_ plan: Plan, _ runner: HCICommandRunner) {
         for step in plan.stop { _ = try? runner.send(step.command) }
     }
 

@@ -53,7 +53,7 @@ public final class MGMTActuator: SessionActuator {
             var kiosk = KioskConfiguration(beacons: plan.beacons)
             _ = kiosk.refreshTelemetry(onAirMilliseconds: 0, uptimeMilliseconds: 0, sideBySide: false, temperature: readTemperature)
             plan = SharePlan(index: plan.index, beacons: kiosk.beacons, instances: free, durationSeconds: plan.durationSeconds, method: plan.method)
-            return PlanRules(device: device, forced: pinnedMethod.map { $0 == .addAdvertising ? .legacy : .extended },
+            return PlanRules(device: device, forced: pinnedMethod?.family,
                              families: features.supportedFlags.contains(.intervalParameters) ? [.extended, .legacy] : [.legacy],
                              beacons: plan.beacons.count)
         } catch { throw .shared(error) }
@@ -66,7 +66,7 @@ public final class MGMTActuator: SessionActuator {
         if case let .familyDisallowed(.shared(.mgmt(.commandFailed(opcode, _, status))))? = refusal {
             session.log(.addAdvertisingFallback(opcode, status))
         }
-        plan = plan.with(method: choice.family == .extended ? .extended : .addAdvertising)
+        plan = plan.with(method: SharePlan.Method(choice.family))
         do throws(ShareError) {
             try removeOrphans()
             for i in plan.beacons.indices { try add(i) }

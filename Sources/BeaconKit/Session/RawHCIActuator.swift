@@ -92,7 +92,7 @@ public final class RawHCIActuator: SessionActuator {
             }
             return adopted + [.rearmed(cause, started: started, rotationIndex: index)]
         case let .withdraw(choice):
-            if let refused = try? makePlan(choice) { for step in refused.stop { _ = try? runner.send(step.command) } }
+            if let refused = try? makePlan(choice) { Advertiser.stopBestEffort(refused, runner) }
             return []
         case let .rotate(to):
             guard let plan, plan.rotationSteps.indices.contains(to) else { return [] }

@@ -219,7 +219,7 @@ public struct SessionMachine: Sendable {
         case withdraw(PlanChoice)
         /// Run the whole start plan `choice` again, then resume the rotation at `resume`; report
         /// `.rearmed`, `.planRefused` or `.failed`.
-        case rearm(RearmCause, started: Int64, resume: Int, choice: PlanChoice = PlanChoice(family: .legacy), after: PlanRefusal? = nil)
+        case rearm(RearmCause, started: Int64, resume: Int, choice: PlanChoice, after: PlanRefusal?)
         /// Swap to rotation beacon `to`; report `.rotated` or `.failed(.rotationStepFailed, ...)`.
         case rotate(to: Int)
         /// Write the Eddystone-TLM beacons' fresh counts: `onAirMilliseconds` on air of
@@ -642,7 +642,7 @@ public struct SessionMachine: Sendable {
         // The family on air before (a forced one), side by side again when the sets allow.
         let choice = PlanChoice(family: rules.forced ?? placedFamily ?? rules.families.first ?? .legacy, rotate: rules.rotates)
         attempt = (.rearm(cause, started: started, resume: resume), rules, choice, nil)
-        return [.rearm(cause, started: started, resume: resume, choice: choice)]
+        return [.rearm(cause, started: started, resume: resume, choice: choice, after: nil)]
     }
 
     /// The first plan of a start or a restarting reload: the forced family (if the controller offers

@@ -30,6 +30,10 @@ public struct SharePlan: Equatable, Sendable {
         case extended
         /// Add Advertising (0x003e): no interval of ours (the kernel's own).
         case addAdvertising
+
+        /// The method as a `PlanChoice` family, and back: extended = the extended pair, legacy = Add Advertising.
+        init(_ family: AdvertisingFamily) { self = family == .extended ? .extended : .addAdvertising }
+        var family: AdvertisingFamily { self == .extended ? .extended : .legacy }
     }
 
     public let index: UInt16
